@@ -12,6 +12,7 @@
         └── RemoteProtocolError a peer sent something we refuse; never crashes the node
             ├── FrameTooLarge
             ├── DecodeError     not msgpack, wrong types, unknown kind, missing/extra fields
+            │   └── DecryptError    a sealed share that fails to decrypt (tampered, misaddressed)
             ├── BadSignature
             ├── WrongContext    another game, another round, another protocol version (replay)
             └── CommitmentMismatch  a reveal that does not open its commitment
@@ -61,6 +62,10 @@ class FrameTooLarge(RemoteProtocolError):
 
 class DecodeError(RemoteProtocolError):
     """Bytes that are not a well-formed message: bad msgpack, types, kind or fields."""
+
+
+class DecryptError(DecodeError):
+    """A sealed ciphertext that does not decrypt: tampered, misaddressed or a bad peer key."""
 
 
 class BadSignature(RemoteProtocolError):
