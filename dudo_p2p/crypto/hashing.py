@@ -1,0 +1,82 @@
+"""Domain-separated hashing: one unambiguous encoding for every hash and MAC input.
+
+Every hash in dudo-p2p is ``tagged_hash(tag, *parts)``: SHA-256 over ``encode_parts(tag,
+*parts)``. The encoding is length-prefixed and typed, so no two different (tag, parts)
+lists give the same bytes (protocol.md §2.2 spells it out byte by byte)::
+
+    u16be(len(tag)) || tag (UTF-8)
+    u32be(number of parts)
+    for each part:  type (1 byte) || u32be(len(payload)) || payload
+        0x01 bytes  payload = the bytes
+        0x02 int    payload = 8 bytes, big-endian two's complement (-2**63 .. 2**63-1)
+        0x03 str    payload = UTF-8
+
+Tags name the protocol version and the purpose ("dudo-p2p/1/commit-key"); ``tag()`` builds
+them so a version bump changes every hash at once. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import struct
+from typing import Final
+
+from dudo_p2p.errors import InvalidValue
+
+PROTOCOL_VERSION: Final = 1
+TAG_PREFIX: Final = f"dudo-p2p/{PROTOCOL_VERSION}/"
+
+Part = bytes | int | str
+
+_TYPE_BYTES: Final = b"\x01"
+_TYPE_INT: Final = b"\x02"
+_TYPE_STR: Final = b"\x03"
+_INT_MIN: Final = -(2**63)
+_INT_MAX: Final = 2**63 - 1
+
+
+def tag(purpose: str) -> str:
+    """The domain tag for ``purpose`` in this protocol version: "dudo-p2p/1/<purpose>"."""
+    return TAG_PREFIX + purpose
+
+
+def encode_parts(domain: str, *parts: Part) -> bytes:
+    """The unambiguous byte encoding of a tag and its parts (layout in the module docstring).
+
+    Raises InvalidValue for a tag without the ``dudo-p2p/<version>/`` prefix, a bool (which
+    would silently read as an int), an int outside 64-bit signed range, or another type.
+    """
+    if not isinstance(domain, str) or not domain.startswith(TAG_PREFIX):
+        raise InvalidValue(f"hash tag {domain!r} lacks the {TAG_PREFIX!r} prefix")
+    tag_bytes = domain.encode("utf-8")
+    out = [struct.pack(">H", len(tag_bytes)), tag_bytes, struct.pack(">I", len(parts))]
+    for part in parts:
+        # bool first: it is an int subclass, and True must not hash like 1 by accident.
+        if isinstance(part, bool):
+            raise InvalidValue("a bool is not a hash part; pass an int explicitly")
+        if isinstance(part, bytes | bytearray | memoryview):
+            payload = bytes(part)
+            kind = _TYPE_BYTES
+        elif isinstance(part, int):
+            if not _INT_MIN <= part <= _INT_MAX:
+                raise InvalidValue(f"hash part {part} is outside the 64-bit signed range")
+            payload = struct.pack(">q", part)
+            kind = _TYPE_INT
+        elif isinstance(part, str):
+            payload = part.encode("utf-8")
+            kind = _TYPE_STR
+        else:
+            raise InvalidValue(f"hash part of type {type(part).__name__} is not bytes|int|str")
+        out.append(kind + struct.pack(">I", len(payload)) + payload)
+    return b"".join(out)
+
+
+def tagged_hash(domain: str, *parts: Part) -> bytes:
+    """SHA-256 of ``encode_parts(domain, *parts)``: 32 bytes. Raises as ``encode_parts``."""
+    return hashlib.sha256(encode_parts(domain, *parts)).digest()
+
+
+def tagged_mac(key: bytes, domain: str, *parts: Part) -> bytes:
+    """HMAC-SHA256 under ``key`` of ``encode_parts(domain, *parts)``: 32 bytes."""
+    return hmac.new(key, encode_parts(domain, *parts), hashlib.sha256).digest()

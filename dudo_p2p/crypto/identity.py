@@ -1,0 +1,137 @@
+"""A peer's identity: an Ed25519 signing key and an X25519 key for pairwise encryption.
+
+Both private keys are 32 raw bytes. The Ed25519 public key *is* the peer's id everywhere
+(envelope author, seat table); the X25519 public key is announced in a message signed by
+the Ed25519 key, which is what binds the two (protocol.md §2.1).
+
+Serialized form (``to_bytes``, 73 bytes)::
+
+    b"DDID" || version 0x01 || ed25519 seed (32) || x25519 private (32)
+    || first 4 bytes of SHA-256 of everything before   (detects a corrupt file)
+
+Pure: the one place that touches files is ``keystore.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable
+from typing import Final
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
+
+from dudo_p2p.crypto.hashing import tag, tagged_hash
+from dudo_p2p.errors import InvalidValue
+
+KEY_SIZE: Final = 32
+SIGNATURE_SIZE: Final = 64
+_MAGIC: Final = b"DDID\x01"
+_CHECK_SIZE: Final = 4
+SERIALIZED_SIZE: Final = len(_MAGIC) + 2 * KEY_SIZE + _CHECK_SIZE
+
+# Crockford's base32: digits and letters without I, L, O, U, so a fingerprint read aloud or
+# copied by hand has no look-alikes.
+_CROCKFORD: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+FINGERPRINT_TAG: Final = tag("fingerprint")
+
+
+class Identity:
+    """An Ed25519 + X25519 key pair owner. ``repr`` shows the fingerprint, never a secret."""
+
+    __slots__ = ("_ed", "_ed_seed", "_x", "_x_seed", "public_key", "x25519_public")
+
+    def __init__(self, ed25519_seed: bytes, x25519_private: bytes) -> None:
+        """Build from the two 32-byte raw private keys; InvalidValue on a wrong length."""
+        if len(ed25519_seed) != KEY_SIZE or len(x25519_private) != KEY_SIZE:
+            raise InvalidValue("identity private keys are 32 bytes each")
+        self._ed_seed = bytes(ed25519_seed)
+        self._x_seed = bytes(x25519_private)
+        self._ed = ed25519.Ed25519PrivateKey.from_private_bytes(self._ed_seed)
+        self._x = x25519.X25519PrivateKey.from_private_bytes(self._x_seed)
+        self.public_key: bytes = self._ed.public_key().public_bytes_raw()
+        self.x25519_public: bytes = self._x.public_key().public_bytes_raw()
+
+    @classmethod
+    def generate(cls, rng_bytes: Callable[[int], bytes] | None = None) -> Identity:
+        """A new identity from ``rng_bytes(64)`` (default: the OS CSPRNG).
+
+        Tests pass a deterministic source; real peers must use the default.
+        """
+        source = rng_bytes if rng_bytes is not None else secrets.token_bytes
+        material = source(2 * KEY_SIZE)
+        if len(material) != 2 * KEY_SIZE:
+            raise InvalidValue("rng_bytes returned the wrong number of bytes")
+        return cls(material[:KEY_SIZE], material[KEY_SIZE:])
+
+    def sign(self, data: bytes) -> bytes:
+        """The 64-byte Ed25519 signature of ``data`` (deterministic)."""
+        return self._ed.sign(data)
+
+    def exchange(self, peer_x25519_public: bytes) -> bytes:
+        """The 32-byte X25519 shared secret with a peer's public key.
+
+        Raises InvalidValue for a key of the wrong length or a low-order point (which would
+        give an all-zero secret that an attacker knows too).
+        """
+        if len(peer_x25519_public) != KEY_SIZE:
+            raise InvalidValue("an X25519 public key is 32 bytes")
+        try:
+            peer = x25519.X25519PublicKey.from_public_bytes(bytes(peer_x25519_public))
+            return self._x.exchange(peer)
+        except ValueError as exc:
+            raise InvalidValue(f"unusable X25519 public key: {exc}") from exc
+
+    def to_bytes(self) -> bytes:
+        """The 73-byte serialized form (module docstring). Secret: store it 0600."""
+        body = _MAGIC + self._ed_seed + self._x_seed
+        return body + hashlib.sha256(body).digest()[:_CHECK_SIZE]
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Identity:
+        """Parse ``to_bytes`` output; InvalidValue (saying what is wrong) on anything else."""
+        if len(data) != SERIALIZED_SIZE:
+            raise InvalidValue(f"identity data is {len(data)} bytes, expected {SERIALIZED_SIZE}")
+        if not data.startswith(_MAGIC):
+            raise InvalidValue("identity data has an unknown magic or version")
+        body, check = data[:-_CHECK_SIZE], data[-_CHECK_SIZE:]
+        if hashlib.sha256(body).digest()[:_CHECK_SIZE] != check:
+            raise InvalidValue("identity data fails its checksum (corrupt)")
+        seeds = body[len(_MAGIC) :]
+        return cls(seeds[:KEY_SIZE], seeds[KEY_SIZE:])
+
+    def __repr__(self) -> str:
+        return f"Identity({fingerprint(self.public_key)})"
+
+
+def verify(public_key: bytes, data: bytes, signature: bytes) -> bool:
+    """True when ``signature`` is a valid Ed25519 signature of ``data`` by ``public_key``.
+
+    Never raises: a key or signature of the wrong type or length, or an invalid point, is
+    simply False (everything here may come from the wire).
+    """
+    if not isinstance(public_key, bytes) or not isinstance(signature, bytes):
+        return False
+    if not isinstance(data, bytes) or len(public_key) != KEY_SIZE:
+        return False
+    if len(signature) != SIGNATURE_SIZE:
+        return False
+    try:
+        ed25519.Ed25519PublicKey.from_public_bytes(public_key).verify(signature, data)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def fingerprint(public_key: bytes) -> str:
+    """A short human-comparable id of a public key: "K7QF-2M9A".
+
+    The first 40 bits of tagged_hash("dudo-p2p/1/fingerprint", public_key) in Crockford
+    base32, grouped 4-4. It is for people checking who sits at the table, not a security
+    boundary: the full 32-byte key is the identity everywhere in the protocol.
+    """
+    digest = tagged_hash(FINGERPRINT_TAG, bytes(public_key))
+    bits = int.from_bytes(digest[:5], "big")
+    chars = "".join(_CROCKFORD[(bits >> shift) & 31] for shift in range(35, -1, -5))
+    return f"{chars[:4]}-{chars[4:]}"
