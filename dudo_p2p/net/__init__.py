@@ -1,0 +1,27 @@
+"""The transport layer: bytes between peers, never the game.
+
+``links``      ZeroMQ ROUTER/DEALER links: ``Links``.
+``beacon``     the discovery beacon's wire format: ``Beacon``, ``encode``, ``decode``.
+``discovery``  UDP broadcast discovery: ``Discovery``, ``Seen``.
+``demo``       a tiny program that uses all three (end-to-end tests run it).
+
+protocol.md section 5 is the specification of everything here.
+"""
+
+from dudo_p2p.net.beacon import Beacon, TableState, decode, encode, new_table_code
+from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT, Discovery, Seen
+from dudo_p2p.net.links import Incoming, Links, LinkTimers
+
+__all__ = [
+    "DEFAULT_BEACON_PORT",
+    "Beacon",
+    "Discovery",
+    "Incoming",
+    "LinkTimers",
+    "Links",
+    "Seen",
+    "TableState",
+    "decode",
+    "encode",
+    "new_table_code",
+]

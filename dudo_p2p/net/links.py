@@ -1,0 +1,340 @@
+"""ZeroMQ links between peers: one ROUTER in, one DEALER out per known peer (as in ZRE).
+
+Why this shape: every peer binds a single ROUTER and learns who sent each frame from the
+routing id the sender's DEALER set, so one port serves everyone; every peer keeps a DEALER per
+peer it talks to, so a send names exactly one destination and ZeroMQ queues, reconnects and
+heartbeats each link on its own. A pair of peers therefore uses two TCP connections, one per
+direction, and no frame ever goes back down the ROUTER (so nothing depends on routing tables
+the other side controls).
+
+What this layer guarantees and what it does not:
+
+* Frames are opaque bytes of at most ``max_frame`` bytes, one ZeroMQ part each. ZeroMQ drops an
+  oversize frame itself (``ZMQ_MAXMSGSIZE``) by closing that connection before the frame is
+  read into memory; the sender's DEALER reconnects on its own. Anything that still arrives
+  malformed (wrong number of parts, a routing id we did not issue, an oversize frame) is
+  counted in ``stats``, logged and dropped, never raised.
+* Delivery is best effort: ``send`` never blocks and says ``False`` when the frame was not
+  queued (unknown peer, link not up yet, high-water mark reached). A frame can also be lost
+  when a connection breaks. The consensus layer above re-sends and catches up; it must.
+* The sender id returned by ``recv_ready`` is *claimed*: anyone who can reach our port can
+  claim any id. It is a routing hint only; the node authenticates every message by its
+  Ed25519 signature.
+* Links are not encrypted (no CURVE) in protocol v1: every message is signed and bound to its
+  game, round and seat, so it can be neither forged nor replayed; dice stay secret by
+  commit-reveal until the table reveals them anyway; and the only secrets that travel, open
+  palifico shares, are sealed end to end (X25519 + ChaCha20-Poly1305) by the crypto layer.
+  CURVE would add a second key system and a ZAP handler to hide nothing else. protocol.md
+  section 5 gives the full argument.
+
+Nothing here reads the clock or the game; one thread owns a ``Links`` (ZeroMQ sockets are not
+thread-safe).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import zmq
+from zmq.utils.monitor import parse_monitor_message
+
+from dudo_p2p.errors import InvalidValue, LocalProtocolError
+
+log = logging.getLogger(__name__)
+
+# libzmq reserves routing ids that start with a zero byte for ids it makes up itself, and an
+# Ed25519 key starts with one in 1 of 256 cases; a fixed first byte avoids that (ZRE does the
+# same with b"1"). It doubles as a version of this framing.
+ROUTING_PREFIX = b"\x01"
+MAX_PEER_ID = 254  # routing ids are at most 255 bytes, one goes to the prefix
+
+# At most this many messages per recv_ready() call, so one flooding peer cannot starve the
+# node's loop; zmq.Poller is level-triggered, so the rest is read on the next turn.
+MAX_BATCH = 10_000
+
+_HANDSHAKE_FAILED = (
+    zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+    | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+    | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+)
+
+STAT_KEYS = (
+    "received",  # frames handed to the caller
+    "sent",  # frames queued by send()
+    "send_unknown_peer",  # send() to a peer we hold no link for
+    "send_would_block",  # send() refused: link not up yet (IMMEDIATE) or high-water mark
+    "bad_parts",  # a message with other than one part after the routing id
+    "bad_routing_id",  # a routing id without our prefix (not a dudo DEALER)
+    "oversize",  # a frame over max_frame that got past ZMQ_MAXMSGSIZE (should stay 0)
+    "accepted",  # incoming connections accepted (monitor)
+    "disconnects",  # incoming connections closed: peer gone, heartbeat lost, oversize frame
+    "handshake_failures",  # incoming connections that never spoke valid ZMTP (monitor)
+)
+
+
+class Incoming(NamedTuple):
+    """One received frame: the sender's claimed id, the bytes, and the remote IP ZeroMQ saw."""
+
+    sender: bytes
+    frame: bytes
+    address: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkTimers:
+    """ZeroMQ timers of every link, in milliseconds (defaults suit a LAN game)."""
+
+    heartbeat_ivl: int = 1000  # ZMTP PING every second on an idle link
+    heartbeat_timeout: int = 3000  # no traffic for 3 s after a PING: close and reconnect
+    heartbeat_ttl: int = 3000  # ask the remote end to do the same
+    reconnect_ivl: int = 100  # first reconnect attempt after 100 ms ...
+    reconnect_ivl_max: int = 2000  # ... backing off to one every 2 s
+
+
+class Links:
+    """One ROUTER bound on ``bind_host:port`` (0 = the OS picks) and a DEALER per known peer.
+
+    ``peer_id`` is our id (1..254 bytes; the Ed25519 public key in dudo), sent as the routing id
+    of every DEALER we open. The constructor raises ``InvalidValue`` for a bad argument and
+    ``zmq.ZMQError`` if the port cannot be bound; after ``close()`` nothing may be called but
+    ``close()`` again.
+    """
+
+    def __init__(
+        self,
+        ctx: zmq.Context[Any],
+        peer_id: bytes,
+        *,
+        bind_host: str = "127.0.0.1",
+        port: int = 0,
+        max_frame: int = 65536,
+        hwm: int = 1000,
+        timers: LinkTimers | None = None,
+    ) -> None:
+        if not 1 <= len(peer_id) <= MAX_PEER_ID:
+            raise InvalidValue(f"peer id must be 1..{MAX_PEER_ID} bytes")
+        if not 0 <= port <= 0xFFFF:
+            raise InvalidValue("port must be 0..65535")
+        if max_frame < 1 or hwm < 1:
+            raise InvalidValue("max_frame and hwm must be positive")
+        self._ctx = ctx
+        self.peer_id = peer_id
+        self.max_frame = max_frame
+        self._hwm = hwm
+        self._timers = timers or LinkTimers()
+        self._dealers: dict[bytes, tuple[zmq.Socket[Any], str]] = {}
+        self.stats: dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
+        self._closed = False
+
+        router: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 0)
+        # A restarted peer reconnects with the same id while its old TCP connection may still
+        # look alive; handover gives the id to the new connection instead of refusing it.
+        router.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        # ZeroMQ refuses an oversize frame from its length header, before allocating it.
+        router.setsockopt(zmq.MAXMSGSIZE, max_frame)
+        router.setsockopt(zmq.RCVHWM, hwm)
+        self._set_heartbeats(router)
+        self._router = router
+        try:
+            if port == 0:
+                self.port = router.bind_to_random_port(f"tcp://{bind_host}")
+            else:
+                router.bind(f"tcp://{bind_host}:{port}")
+                self.port = port
+            self._monitor: zmq.Socket[Any] = router.get_monitor_socket(
+                zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED | _HANDSHAKE_FAILED
+            )
+        except BaseException:
+            router.close(linger=0)
+            raise
+        self.endpoint: str = router.getsockopt_string(zmq.LAST_ENDPOINT)
+
+    # -- outgoing -------------------------------------------------------------------------
+
+    def connect(self, peer_id: bytes, host: str, port: int) -> None:
+        """Open (or keep) the link to ``peer_id`` at ``host:port``; returns at once.
+
+        Idempotent for the same address. A different address (the peer restarted on another
+        port or moved) replaces the old DEALER and drops what was queued on it. ZeroMQ makes
+        the TCP connection in the background and retries it for ever; ``send`` returns False
+        until it is up. Raises ``InvalidValue`` for a bad host or port.
+        """
+        if not 1 <= port <= 0xFFFF:
+            raise InvalidValue(f"link port must be 1..65535, not {port}")
+        if not host or any(ch in host for ch in "/ ;*"):
+            raise InvalidValue(f"bad host {host!r}")
+        endpoint = f"tcp://[{host}]:{port}" if ":" in host else f"tcp://{host}:{port}"
+        current = self._dealers.get(peer_id)
+        if current is not None:
+            if current[1] == endpoint:
+                return
+            self.disconnect(peer_id)
+        dealer: zmq.Socket[Any] = self._ctx.socket(zmq.DEALER)
+        dealer.setsockopt(zmq.LINGER, 0)
+        dealer.setsockopt(zmq.ROUTING_ID, ROUTING_PREFIX + self.peer_id)
+        dealer.setsockopt(zmq.SNDHWM, self._hwm)
+        dealer.setsockopt(zmq.RCVHWM, self._hwm)
+        # Queue only on a link that is up: frames for a peer that never answers would
+        # otherwise pile up to the HWM and be delivered stale much later.
+        dealer.setsockopt(zmq.IMMEDIATE, 1)
+        dealer.setsockopt(zmq.RECONNECT_IVL, self._timers.reconnect_ivl)
+        dealer.setsockopt(zmq.RECONNECT_IVL_MAX, self._timers.reconnect_ivl_max)
+        if ":" in host:
+            dealer.setsockopt(zmq.IPV6, 1)
+        self._set_heartbeats(dealer)
+        try:
+            dealer.connect(endpoint)
+        except zmq.ZMQError as exc:
+            dealer.close(linger=0)
+            raise InvalidValue(f"cannot connect to {endpoint}: {exc}") from None
+        self._dealers[peer_id] = (dealer, endpoint)
+        log.debug("link to %s at %s", peer_id[:4].hex(), endpoint)
+
+    def disconnect(self, peer_id: bytes) -> None:
+        """Close the link to ``peer_id`` and drop its queue; nothing happens for an unknown id."""
+        entry = self._dealers.pop(peer_id, None)
+        if entry is not None:
+            entry[0].close(linger=0)
+
+    def send(self, peer_id: bytes, frame: bytes) -> bool:
+        """Queue ``frame`` for ``peer_id`` without blocking. True when queued, else False.
+
+        False for an unknown peer, a link not connected yet, or a full queue (the HWM); it never
+        raises for a peer that is gone. Raises ``LocalProtocolError`` for a frame over
+        ``max_frame`` (a bug of ours: the peer would drop it and the link with it).
+        """
+        if len(frame) > self.max_frame:
+            raise LocalProtocolError(f"frame of {len(frame)} bytes over {self.max_frame}")
+        entry = self._dealers.get(peer_id)
+        if entry is None:
+            self.stats["send_unknown_peer"] += 1
+            return False
+        try:
+            entry[0].send(frame, zmq.NOBLOCK)
+        except zmq.Again:
+            self.stats["send_would_block"] += 1
+            log.debug("link to %s not ready or full; frame dropped", peer_id[:4].hex())
+            return False
+        self.stats["sent"] += 1
+        return True
+
+    def broadcast(self, frame: bytes) -> int:
+        """``send`` to every known peer; returns how many queued it."""
+        return sum(self.send(peer_id, frame) for peer_id in list(self._dealers))
+
+    def peers(self) -> dict[bytes, str]:
+        """Every peer we hold a link for, with the endpoint it points at."""
+        return {peer_id: endpoint for peer_id, (_, endpoint) in self._dealers.items()}
+
+    # -- incoming -------------------------------------------------------------------------
+
+    def sockets_for_poll(self) -> list[zmq.Socket[Any]]:
+        """Register these with a ``zmq.Poller`` for POLLIN; call ``recv_ready`` when one fires."""
+        return [self._router, self._monitor]
+
+    def recv_ready(self) -> list[tuple[bytes, bytes]]:
+        """Every frame waiting now, as ``(claimed sender id, frame)``, in arrival order.
+
+        Never blocks, never raises for what peers sent: malformed messages are counted in
+        ``stats`` and dropped. Reads at most ``MAX_BATCH`` frames per call.
+        """
+        return [(m.sender, m.frame) for m in self.recv_incoming()]
+
+    def recv_incoming(self) -> list[Incoming]:
+        """Like ``recv_ready`` but also gives the remote IP (``Peer-Address``) of each frame.
+
+        The node needs that address to link back to a peer that joined us by ``host:port``
+        and told us only its link port.
+        """
+        self._drain_monitor()
+        out: list[Incoming] = []
+        for _ in range(MAX_BATCH):
+            try:
+                parts = self._router.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                break
+            message = self._accept(parts)
+            if message is not None:
+                out.append(message)
+        self.stats["received"] += len(out)
+        return out
+
+    def _accept(self, parts: list[zmq.Frame]) -> Incoming | None:
+        """Check one ROUTER message (routing id + parts); None (counted) when malformed."""
+        routing_id = parts[0].bytes
+        problem = classify(routing_id, [len(p) for p in parts[1:]], self.max_frame)
+        if problem is not None:
+            self._drop(problem, routing_id)
+            return None
+        try:
+            address = parts[1].get("Peer-Address")
+        except zmq.ZMQError:  # transports without an address (inproc, ipc)
+            address = None
+        return Incoming(
+            routing_id[len(ROUTING_PREFIX):],
+            parts[1].bytes,
+            address if isinstance(address, str) else None,
+        )
+
+    def _drop(self, kind: str, routing_id: bytes) -> None:
+        self.stats[kind] += 1
+        # Warn once per kind so a peer spraying garbage cannot flood the log.
+        level = logging.WARNING if self.stats[kind] == 1 else logging.DEBUG
+        log.log(level, "dropped a message (%s) from routing id %s", kind, routing_id[:8].hex())
+
+    def _drain_monitor(self) -> None:
+        while True:
+            try:
+                raw = self._monitor.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            event = parse_monitor_message(raw)["event"]
+            if event == zmq.EVENT_ACCEPTED:
+                self.stats["accepted"] += 1
+            elif event == zmq.EVENT_DISCONNECTED:
+                self.stats["disconnects"] += 1
+            elif event & _HANDSHAKE_FAILED:
+                self.stats["handshake_failures"] += 1
+
+    # -- lifetime -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close every socket at once (linger 0: queued frames are dropped). Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        for peer_id in list(self._dealers):
+            self.disconnect(peer_id)
+        self._router.disable_monitor()
+        self._monitor.close(linger=0)
+        self._router.close(linger=0)
+
+    def __enter__(self) -> Links:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _set_heartbeats(self, sock: zmq.Socket[Any]) -> None:
+        sock.setsockopt(zmq.HEARTBEAT_IVL, self._timers.heartbeat_ivl)
+        sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, self._timers.heartbeat_timeout)
+        sock.setsockopt(zmq.HEARTBEAT_TTL, self._timers.heartbeat_ttl)
+
+
+def classify(routing_id: bytes, part_sizes: list[int], max_frame: int) -> str | None:
+    """Why a received message must be dropped (a ``stats`` key), or None when it is fine.
+
+    Pure, so the checks are tested without sockets: exactly one part after the routing id,
+    a routing id made by a dudo DEALER (our prefix and at least one byte of id), a part no
+    longer than ``max_frame``.
+    """
+    if len(part_sizes) != 1:
+        return "bad_parts"
+    if len(routing_id) <= len(ROUTING_PREFIX) or not routing_id.startswith(ROUTING_PREFIX):
+        return "bad_routing_id"
+    if part_sizes[0] > max_frame:
+        return "oversize"
+    return None
