@@ -1,0 +1,164 @@
+"""The signed envelope every message travels in (protocol.md §2.5).
+
+Frame on the wire (canonical msgpack, an array of 8)::
+
+    [version: int = 1, game_id: bin 16, round_no: int, seq: int, author: bin 32,
+     kind: str, body: map, signature: bin 64]
+
+The signature is Ed25519 by ``author`` over the signed bytes, the canonical encoding of::
+
+    ["dudo-p2p/1/envelope", version, game_id, round_no, seq, author, kind, body]
+
+so the domain tag, protocol version, game, round, sequence number, author and kind are all
+bound: an envelope cannot be replayed into another game, round or slot, or read as another
+kind. ``digest()`` = tagged_hash("dudo-p2p/1/entry", signed bytes): the signature is left
+out, so the entry hash does not depend on how the signature is encoded.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Final, TypeGuard
+
+from dudo_p2p.crypto.hashing import PROTOCOL_VERSION, tag, tagged_hash
+from dudo_p2p.crypto.identity import KEY_SIZE, SIGNATURE_SIZE, Identity, verify
+from dudo_p2p.errors import BadSignature, DecodeError, LocalProtocolError, WrongContext
+from dudo_p2p.protocol.codec import MAX_FRAME, Wire, decode, encode
+from dudo_p2p.protocol.messages import Message, from_wire, kind_of, to_wire
+
+ENVELOPE_TAG: Final = tag("envelope")
+ENTRY_TAG: Final = tag("entry")
+GAME_ID_SIZE: Final = 16
+MAX_COUNTER: Final = 2**63 - 1
+_FRAME_ITEMS: Final = 8
+
+
+def _signed_bytes(
+    game_id: bytes, round_no: int, seq: int, author: bytes, kind: str, body: Wire
+) -> bytes:
+    return encode([ENVELOPE_TAG, PROTOCOL_VERSION, game_id, round_no, seq, author, kind, body])
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """A message with its context and its author's signature. Build with ``seal_envelope``
+    (ours) or ``open_envelope`` (a peer's): both guarantee the signature holds."""
+
+    game_id: bytes
+    round_no: int
+    seq: int
+    author: bytes
+    body: Message
+    signature: bytes
+
+    @property
+    def kind(self) -> str:
+        """The body's message kind."""
+        return kind_of(self.body)
+
+    @functools.cached_property
+    def signed_bytes(self) -> bytes:
+        """The exact bytes the signature covers (module docstring)."""
+        return _signed_bytes(
+            self.game_id, self.round_no, self.seq, self.author, self.kind, to_wire(self.body)
+        )
+
+    def to_bytes(self) -> bytes:
+        """The frame to send (canonical msgpack array of 8, module docstring)."""
+        return encode(
+            [
+                PROTOCOL_VERSION,
+                self.game_id,
+                self.round_no,
+                self.seq,
+                self.author,
+                self.kind,
+                to_wire(self.body),
+                self.signature,
+            ]
+        )
+
+    def digest(self) -> bytes:
+        """tagged_hash("dudo-p2p/1/entry", signed_bytes): the hash the table log chains."""
+        return tagged_hash(ENTRY_TAG, self.signed_bytes)
+
+
+def _check_counter(value: object) -> TypeGuard[int]:
+    return type(value) is int and 0 <= value <= MAX_COUNTER
+
+
+def seal_envelope(
+    identity: Identity, game_id: bytes, round_no: int, seq: int, body: Message
+) -> Envelope:
+    """Sign ``body`` in this context as ``identity``.
+
+    Raises LocalProtocolError for a game id that is not 16 bytes, a negative or oversized
+    round_no/seq, an unregistered body or one with a bad field, or a frame over MAX_FRAME
+    (a peer would refuse it).
+    """
+    if not isinstance(game_id, bytes) or len(game_id) != GAME_ID_SIZE:
+        raise LocalProtocolError(f"a game id is {GAME_ID_SIZE} bytes")
+    if not _check_counter(round_no) or not _check_counter(seq):
+        raise LocalProtocolError("round_no and seq are ints in 0..2**63-1")
+    author = identity.public_key
+    signed = _signed_bytes(game_id, round_no, seq, author, kind_of(body), to_wire(body))
+    envelope = Envelope(game_id, round_no, seq, identity.public_key, body, identity.sign(signed))
+    if len(envelope.to_bytes()) > MAX_FRAME:
+        raise LocalProtocolError(f"{envelope.kind} envelope exceeds {MAX_FRAME} bytes")
+    return envelope
+
+
+def open_envelope(
+    data: bytes,
+    *,
+    max_size: int = MAX_FRAME,
+    expect_game: bytes | None = None,
+    expect_round: int | None = None,
+    known_authors: Collection[bytes] | None = None,
+) -> Envelope:
+    """Check a frame from a peer completely, in this order, and return its envelope.
+
+    1. size over ``max_size``                           -> FrameTooLarge (nothing parsed)
+    2. not canonical msgpack, not an 8-array, a field of the wrong type or size, an
+       unknown kind, a bad body (missing/extra/mistyped field)  -> DecodeError
+    3. a protocol version other than ours                -> WrongContext
+    4. an author not in ``known_authors`` (when given)   -> WrongContext
+    5. a signature that does not verify                  -> BadSignature
+    6. game_id != ``expect_game`` or round_no != ``expect_round`` (when given)
+                                                         -> WrongContext
+    The signature is checked before the context, so a WrongContext of step 6 proves that
+    the author really signed that message for another game or round (a replay or a stray).
+    """
+    frame = decode(data, max_size=max_size)
+    if not isinstance(frame, list) or len(frame) != _FRAME_ITEMS:
+        raise DecodeError(f"an envelope is an array of {_FRAME_ITEMS}")
+    version, game_id, round_no, seq, author, kind, body, signature = frame
+    if type(version) is not int:
+        raise DecodeError("envelope.version: expected int")
+    if version != PROTOCOL_VERSION:
+        raise WrongContext(f"protocol version {version}, we speak {PROTOCOL_VERSION}")
+    if not isinstance(game_id, bytes) or len(game_id) != GAME_ID_SIZE:
+        raise DecodeError(f"envelope.game_id: expected {GAME_ID_SIZE} bytes")
+    if not _check_counter(round_no):
+        raise DecodeError("envelope.round_no: expected an int in 0..2**63-1")
+    if not _check_counter(seq):
+        raise DecodeError("envelope.seq: expected an int in 0..2**63-1")
+    if not isinstance(author, bytes) or len(author) != KEY_SIZE:
+        raise DecodeError(f"envelope.author: expected {KEY_SIZE} bytes")
+    if not isinstance(kind, str):
+        raise DecodeError("envelope.kind: expected str")
+    if not isinstance(signature, bytes) or len(signature) != SIGNATURE_SIZE:
+        raise DecodeError(f"envelope.signature: expected {SIGNATURE_SIZE} bytes")
+    message = from_wire(kind, body)
+    if known_authors is not None and author not in known_authors:
+        raise WrongContext("envelope from an author who is not at this table")
+    signed = _signed_bytes(game_id, round_no, seq, author, kind, body)
+    if not verify(author, signed, signature):
+        raise BadSignature(f"{kind} envelope: signature does not verify")
+    if expect_game is not None and game_id != expect_game:
+        raise WrongContext(f"{kind} envelope for another game")
+    if expect_round is not None and round_no != expect_round:
+        raise WrongContext(f"{kind} envelope for round {round_no}, expected {expect_round}")
+    return Envelope(game_id, round_no, seq, author, message, signature)
