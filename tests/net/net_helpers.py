@@ -1,0 +1,58 @@
+"""Helpers for the transport tests: free ports and bounded waits (poll with a deadline)."""
+
+from __future__ import annotations
+
+import select
+import socket
+import time
+
+import zmq
+
+from dudo_p2p.net.links import Links
+
+WAIT = 5.0  # generous bound for anything that crosses a real socket
+
+
+def free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("0.0.0.0", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def free_tcp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def recv_frames(links: Links, count: int, timeout: float = WAIT) -> list[tuple[bytes, bytes]]:
+    """Poll ``links`` until ``count`` frames arrived or ``timeout`` passed; return them."""
+    poller = zmq.Poller()
+    for sock in links.sockets_for_poll():
+        poller.register(sock, zmq.POLLIN)
+    got: list[tuple[bytes, bytes]] = []
+    deadline = time.monotonic() + timeout
+    while len(got) < count:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        poller.poll(int(remaining * 1000) + 1)
+        got.extend(links.recv_ready())
+    return got
+
+
+def send_until_queued(links: Links, peer_id: bytes, frame: bytes, timeout: float = WAIT) -> bool:
+    """Retry ``send`` while the link comes up (ZMQ_IMMEDIATE refuses frames until then)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if links.send(peer_id, frame):
+            return True
+        select.select([], [], [], 0.005)  # bounded by the deadline above
+    return False
+
+
+def wait_readable(fd: int, timeout: float = WAIT) -> bool:
+    readable, _, _ = select.select([fd], [], [], timeout)
+    return bool(readable)
