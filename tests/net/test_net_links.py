@@ -14,7 +14,7 @@ import zmq
 from net_helpers import WAIT, recv_frames, send_until_queued
 
 from dudo_p2p.errors import InvalidValue, LocalProtocolError
-from dudo_p2p.net.links import ROUTING_PREFIX, Links, classify
+from dudo_p2p.net.links import ROUTING_PREFIX, Incoming, Links, classify
 
 A = b"\xaa" * 32
 B = b"\x00" + b"\xbb" * 31  # starts with a zero byte, which libzmq reserves without our prefix
@@ -48,7 +48,7 @@ def test_recv_incoming_gives_the_remote_ip(make_links: MakeLinks) -> None:
     a, b = linked_pair(make_links)
     assert send_until_queued(a, B, b"hi")
     poller_deadline = time.monotonic() + WAIT
-    got = []
+    got: list[Incoming] = []
     while not got and time.monotonic() < poller_deadline:
         b.sockets_for_poll()[0].poll(100)
         got = b.recv_incoming()
@@ -196,7 +196,8 @@ def test_connect_refuses_bad_addresses(make_links: MakeLinks, host: str, port: i
 
 
 def test_constructor_refuses_bad_arguments(ctx: zmq.Context[Any]) -> None:
-    for kwargs in ({"port": -1}, {"max_frame": 0}, {"hwm": 0}):
+    bad: list[dict[str, Any]] = [{"port": -1}, {"max_frame": 0}, {"hwm": 0}]
+    for kwargs in bad:
         with pytest.raises(InvalidValue):
             Links(ctx, A, **kwargs)
     with pytest.raises(InvalidValue):
@@ -204,7 +205,7 @@ def test_constructor_refuses_bad_arguments(ctx: zmq.Context[Any]) -> None:
 
 
 def test_send_returns_false_once_the_high_water_mark_is_reached(make_links: MakeLinks) -> None:
-    a, b = linked_pair(make_links, hwm=4)
+    a, _b = linked_pair(make_links, hwm=4)
     assert send_until_queued(a, B, b"up")
     frame = b"x" * 65536
     # b never reads: its queue, the kernel buffers and a's queue fill; then send says no.
@@ -229,7 +230,8 @@ def test_send_to_a_peer_that_went_away_never_raises_and_soon_refuses(
 
 def _greeting(mechanism: bytes) -> bytes:
     # ZMTP 3.0 greeting: signature, version 3.0, mechanism (20 bytes), as-server, filler.
-    return b"\xff" + b"\x00" * 8 + b"\x7f" + b"\x03\x00" + mechanism.ljust(20, b"\x00") + b"\x00" * 32
+    signature = b"\xff" + b"\x00" * 8 + b"\x7f"
+    return signature + b"\x03\x00" + mechanism.ljust(20, b"\x00") + b"\x00" * 32
 
 
 def _command(name: bytes, body: bytes) -> bytes:
