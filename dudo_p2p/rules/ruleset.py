@@ -1,0 +1,264 @@
+"""The rule set a table plays: the default table D1–D16 plus one field per variant V1–V20.
+
+``RuleSet()`` is the default table of ``rules.md``. Every field is checked in ``__post_init__``;
+a bad value or a combination that cannot hold raises ``InvalidRuleSet`` naming the field.
+``VARIANTS`` gives, per field, its rule number, a one-line explanation in Spanish and English
+and the allowed values (the UI's rules screen and ``--rule NAME=VALUE`` help read it).
+
+Combinations refused (each is contradictory or has no meaning; the message names the field):
+
+- calza=False (V7) with any calza option on (calza_threshold, calza_anyone, calza_after_loss,
+  calza_full_hand other than "nothing");
+- palifico=False with any palifico option on (palifico_wilds, palifico_face_change,
+  palifico_open_closed, palifico_optional, obligar_anytime);
+- aces_wild=False (V8) with aces_conversion="half_plus_one", palifico_wilds or juego_sucio
+  (all three only make sense while aces are wild);
+- pasar_no_consecutive without pasar;
+- revolver (V20) with calza_full_hand other than "nothing", calza_after_loss or siciliana:
+  under the revolver nobody ever loses a die, so "full hand" and "already lost a die" never
+  change and "two dice" has no meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, fields
+
+from dudo_p2p.errors import InvalidRuleSet
+
+__all__ = ["VARIANTS", "RuleSet", "VariantInfo"]
+
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off"}
+
+
+@dataclass(frozen=True, slots=True)
+class VariantInfo:
+    """One rule-set field explained: rule number ("V3", "D15"), es/en line, allowed values."""
+
+    field: str
+    rule: str
+    es: str
+    en: str
+    allowed: tuple[bool | int | str, ...]
+
+
+def _v(field: str, rule: str, es: str, en: str, *allowed: bool | int | str) -> VariantInfo:
+    return VariantInfo(field, rule, es, en, allowed or (False, True))
+
+
+#: Per RuleSet field: its rule number, one line in Spanish and English, the allowed values.
+VARIANTS: dict[str, VariantInfo] = {
+    v.field: v
+    for v in (
+        _v("starting_dice", "V1", "Dados iniciales por jugador (5, o 3 o 4).",
+           "Dice each player starts with (5, or 3 or 4).", 3, 4, 5),
+        _v("aces_conversion", "V2",
+           "Pasar a ases: la mitad redondeada arriba, o «la mitad más uno» si es par.",
+           "Bidding aces: half rounded up, or 'half plus one' for an even count.",
+           "ceil_half", "half_plus_one"),
+        _v("calza", "V7", "Se puede cantar ¡Calzo! (apagado: Liar's Dice inglés).",
+           "¡Calzo! (exact call) is allowed (off: English Liar's Dice)."),
+        _v("calza_threshold", "V3",
+           "¡Calzo! solo si la apuesta llega a la mitad de los dados de la mesa.",
+           "¡Calzo! only when the bid's count is at least half the dice on the table."),
+        _v("calza_full_hand", "V4",
+           "Calzo acertado con todos los dados: nada, pierde quien apostó, un dado a favor, "
+           "o prohibido.",
+           "Right ¡Calzo! with a full hand: nothing, the bidder loses a die, bank a die, "
+           "or not allowed.",
+           "nothing", "bidder_loses", "bank", "forbidden"),
+        _v("calza_anyone", "V5", "Cualquiera salvo quien apostó puede cantar ¡Calzo! sin turno.",
+           "Anyone but the bidder may call ¡Calzo! out of turn."),
+        _v("calza_after_loss", "V6", "Solo cantan ¡Calzo! quienes ya perdieron algún dado.",
+           "Only players who have lost a die this game may call ¡Calzo!."),
+        _v("aces_wild", "D10/V8", "Los ases son comodines (apagado: los ases son una pinta más).",
+           "Aces are wild (off: aces are an ordinary face)."),
+        _v("palifico", "D15", "Ronda palifico cuando alguien queda por primera vez con un dado.",
+           "A palifico round when a player first drops to one die."),
+        _v("palifico_wilds", "V9", "En palifico los ases siguen siendo comodines.",
+           "Aces stay wild in a palifico round."),
+        _v("palifico_face_change", "V10",
+           "En palifico, otro jugador con un dado puede cambiar la pinta subiendo la cantidad.",
+           "In palifico, another one-die player may change the face with a higher count."),
+        _v("palifico_open_closed", "V11",
+           "Quien tiene un dado elige palifico abierto (ves los dados ajenos, no el tuyo) "
+           "o cerrado.",
+           "The one-die player picks open palifico (see others' dice, not your own) or closed."),
+        _v("palifico_optional", "V12", "Quien tiene un dado puede rechazar el palifico.",
+           "The one-die player may decline the palifico round."),
+        _v("obligar_anytime", "V13",
+           "Cada jugador puede «obligar» un palifico por partida al abrir.",
+           "Each player may force one palifico round per game when opening a round."),
+        _v("direction_each_round", "V14", "Quien abre cada ronda elige el sentido.",
+           "Each round's opener chooses the direction of play."),
+        _v("siciliana", "V15",
+           "Dudo a la siciliana: dudar la apuesta de apertura cuesta dos dados.",
+           "A la siciliana: a ¡Dudo! on a round's opening bid costs the loser two dice."),
+        _v("matar", "V16",
+           "Matar: si hay justo la cantidad apostada pierde quien apostó; si no, quien mató.",
+           "Kill: exactly the count on the table, the bidder loses a die; else the killer does."),
+        _v("picado", "V17",
+           "Picado: con dos ases, subir e invertir el sentido (una vez por ronda).",
+           "Picado: claiming two aces, raise and reverse the direction (once per round)."),
+        _v("pasar", "V18",
+           "Pasar con 5 dados todos distintos, todos iguales o full (una vez por ronda).",
+           "Pass holding 5 dice all different, all equal or a full house (once per round)."),
+        _v("pasar_no_consecutive", "V18", "No se puede pasar justo después de otro paso.",
+           "No pass right after another pass."),
+        _v("juego_sucio", "V19",
+           "Juego sucio: se puede abrir en ases; esa ronda los ases son la pinta más baja.",
+           "Dirty game: the opener may bid aces; that round aces are the lowest plain face."),
+        _v("revolver", "V20",
+           "Revólver: quien pierde un desafío carga una bala y dispara en vez de perder un dado.",
+           "Revolver: a lost challenge adds a bullet and fires once instead of costing a die."),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """A table's rules. Defaults are the default table D1–D16; each other value is a variant.
+
+    Raises ``InvalidRuleSet`` (naming the field) for a bad value or a refused combination
+    (listed in the module docstring).
+    """
+
+    starting_dice: int = 5
+    aces_conversion: str = "ceil_half"
+    calza: bool = True
+    calza_threshold: bool = False
+    calza_full_hand: str = "nothing"
+    calza_anyone: bool = False
+    calza_after_loss: bool = False
+    aces_wild: bool = True
+    palifico: bool = True
+    palifico_wilds: bool = False
+    palifico_face_change: bool = False
+    palifico_open_closed: bool = False
+    palifico_optional: bool = False
+    obligar_anytime: bool = False
+    direction_each_round: bool = False
+    siciliana: bool = False
+    matar: bool = False
+    picado: bool = False
+    pasar: bool = False
+    pasar_no_consecutive: bool = False
+    juego_sucio: bool = False
+    revolver: bool = False
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            allowed = VARIANTS[f.name].allowed
+            # Compare types too: True == 1 must not pass for starting_dice, nor 1 for a bool.
+            if not any(type(value) is type(a) and value == a for a in allowed):
+                shown = ", ".join(repr(a) for a in allowed)
+                raise InvalidRuleSet(f"{f.name} must be one of {shown}, not {value!r}")
+        self._check_combinations()
+
+    def _check_combinations(self) -> None:
+        def refuse(name: str, why: str) -> None:
+            raise InvalidRuleSet(f"{name}: {why}")
+
+        if not self.calza:
+            for name in ("calza_threshold", "calza_anyone", "calza_after_loss"):
+                if getattr(self, name):
+                    refuse(name, "needs calza=true (there is no ¡Calzo! with calza=false)")
+            if self.calza_full_hand != "nothing":
+                refuse("calza_full_hand", "needs calza=true (there is no ¡Calzo! with calza=false)")
+        if not self.palifico:
+            for name in ("palifico_wilds", "palifico_face_change", "palifico_open_closed",
+                         "palifico_optional", "obligar_anytime"):
+                if getattr(self, name):
+                    refuse(name, "needs palifico=true")
+        if not self.aces_wild:
+            if self.aces_conversion != "ceil_half":
+                refuse("aces_conversion", "has no meaning when aces_wild=false (no conversion)")
+            if self.palifico_wilds:
+                refuse("palifico_wilds", "aces cannot stay wild when aces_wild=false")
+            if self.juego_sucio:
+                refuse("juego_sucio", "with aces_wild=false every round already plays aces plain")
+        if self.pasar_no_consecutive and not self.pasar:
+            refuse("pasar_no_consecutive", "needs pasar=true")
+        if self.revolver:
+            if self.calza_full_hand != "nothing":
+                refuse("calza_full_hand", "must be 'nothing' with revolver (nobody loses dice)")
+            if self.calza_after_loss:
+                refuse("calza_after_loss", "cannot hold with revolver (nobody ever loses a die)")
+            if self.siciliana:
+                refuse("siciliana", "cannot hold with revolver (a lost challenge costs no dice)")
+
+    # ---- conversions -------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, bool | int | str]:
+        """Every field by name (the value carried in the table log's rule-set entry)."""
+        return dict(asdict(self))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, object]) -> RuleSet:
+        """Build from a mapping; unknown key -> ``InvalidRuleSet`` naming it; missing -> default."""
+        if not isinstance(d, Mapping):
+            raise InvalidRuleSet(f"a rule set is a mapping of option names, not {type(d).__name__}")
+        for key in d:
+            if key not in VARIANTS:
+                raise InvalidRuleSet(f"unknown rule option {key!r}")
+        return cls(**d)  # type: ignore[arg-type]  # __post_init__ checks every value's type
+
+    def with_option(self, name: str, value: str) -> RuleSet:
+        """A copy with ``name`` set from a command-line string, parsed by the field's type."""
+        if name not in VARIANTS:
+            raise InvalidRuleSet(f"unknown rule option {name!r}")
+        current = getattr(self, name)
+        text = value.strip().lower()
+        parsed: bool | int | str
+        if isinstance(current, bool):
+            if text in _TRUE:
+                parsed = True
+            elif text in _FALSE:
+                parsed = False
+            else:
+                raise InvalidRuleSet(
+                    f"{name} takes true/false (yes/no, 1/0, on/off), not {value!r}"
+                )
+        elif isinstance(current, int):
+            try:
+                parsed = int(text)
+            except ValueError:
+                raise InvalidRuleSet(f"{name} takes a whole number, not {value!r}") from None
+        else:
+            parsed = text
+        options = self.to_dict()
+        options[name] = parsed
+        return RuleSet.from_dict(options)
+
+    @classmethod
+    def parse_options(cls, options: Iterable[str]) -> RuleSet:
+        """Apply ``NAME=VALUE`` strings in order to the default table."""
+        rules = cls()
+        for option in options:
+            name, sep, value = option.partition("=")
+            if not sep:
+                raise InvalidRuleSet(f"a rule option is written NAME=VALUE, not {option!r}")
+            rules = rules.with_option(name.strip(), value)
+        return rules
+
+    def describe(self, lang: str = "es") -> list[str]:
+        """One line per field that differs from the default table, in ``lang`` ("es"/"en")."""
+        if lang not in ("es", "en"):
+            raise InvalidRuleSet(f"unknown language {lang!r} (use 'es' or 'en')")
+        default = RuleSet()
+        lines = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value != getattr(default, f.name):
+                info = VARIANTS[f.name]
+                text = info.es if lang == "es" else info.en
+                lines.append(f"{info.rule} {f.name}={_show(value)}: {text}")
+        return lines
+
+
+def _show(value: bool | int | str) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
