@@ -69,6 +69,8 @@ T = TypeVar("T")
 _KIND_RE: Final = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _SCALARS: Final = (int, bool, str, bytes)
 
+_MSGPACK_INTS: Final = Range(-(2**63), 2**64 - 1)
+
 _REGISTRY: dict[str, type[Message]] = {}
 _KINDS: dict[type, str] = {}
 _FIELDS: dict[type, tuple[tuple[str, _Spec], ...]] = {}
@@ -108,8 +110,8 @@ class _Scalar(_Spec):
                 raise _fail(incoming, path, f"expected {self.size} bytes, got {len(value)}")
             if self.max_len is not None and len(value) > self.max_len:
                 raise _fail(incoming, path, f"longer than {self.max_len}")
-        bounds = self.bounds
-        if isinstance(value, int) and bounds is not None and not bounds.lo <= value <= bounds.hi:
+        bounds = self.bounds or _MSGPACK_INTS
+        if isinstance(value, int) and not bounds.lo <= value <= bounds.hi:
             raise _fail(incoming, path, f"{value} outside {bounds.lo}..{bounds.hi}")
         return value
 
