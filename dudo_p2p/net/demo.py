@@ -58,6 +58,7 @@ class Demo:
     started: float
     peers: dict[bytes, PeerState] = field(default_factory=dict)
     joins: dict[bytes, tuple[str, int]] = field(default_factory=dict)
+    announced: dict[bytes, tuple[str, int]] = field(default_factory=dict)  # discovered at
     stop: bool = False
 
     def emit(self, event: str, **fields: Any) -> None:
@@ -76,21 +77,24 @@ class Demo:
     def on_beacons(self, now: float) -> None:
         if self.discovery is None:
             return
-        seen = self.discovery.peers(now)
         for beacon in self.discovery.on_readable(now):
+            if self.args.verbose:
+                self.emit("beacon", peer_name=beacon.name, leaving=beacon.is_leaving)
             if beacon.is_leaving:
                 self.emit("left", peer=beacon.peer_id.hex()[:16], peer_name=beacon.name)
                 self.links.disconnect(beacon.peer_id)
+                self.announced.pop(beacon.peer_id, None)
                 continue
             where = self.discovery.peers(now).get(beacon.peer_id)
-            if where is None:
+            if where is None:  # the peer table was full
                 continue
-            if beacon.peer_id not in seen or seen[beacon.peer_id].host != where.host:
+            address = (where.host, beacon.port)
+            if self.announced.get(beacon.peer_id) != address:
+                self.announced[beacon.peer_id] = address
                 self.emit("discovered", peer=beacon.peer_id.hex()[:16], peer_name=beacon.name,
                           host=where.host, port=beacon.port)
             self.links.connect(beacon.peer_id, where.host, beacon.port)
             self.peers.setdefault(beacon.peer_id, PeerState(name=beacon.name))
-            seen = self.discovery.peers(now)
 
     def on_frames(self) -> None:
         for incoming in self.links.recv_incoming():
@@ -178,6 +182,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--broadcast", action="append", default=None, metavar="ADDR",
                         help="send beacons only here (repeatable; default: every interface)")
     parser.add_argument("--no-discovery", action="store_true")
+    parser.add_argument("--verbose", action="store_true", help="print every beacon received")
     parser.add_argument("--interval", type=float, default=1.0)
     parser.add_argument("--expect", type=int, default=None)
     parser.add_argument("--timeout", type=float, default=30.0)
@@ -212,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return demo.run()
     finally:
+        demo.emit("stats", links=links.stats, discovery=discovery.stats if discovery else {})
         if discovery is not None:
             discovery.close()
         links.close()

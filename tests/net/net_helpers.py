@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import select
 import socket
+import subprocess
+import sys
 import time
+from typing import Any
 
 import zmq
 
@@ -56,3 +60,48 @@ def send_until_queued(links: Links, peer_id: bytes, frame: bytes, timeout: float
 def wait_readable(fd: int, timeout: float = WAIT) -> bool:
     readable, _, _ = select.select([fd], [], [], timeout)
     return bool(readable)
+
+
+# -- the demo peer as a subprocess (end-to-end and netns tests) ------------------------------
+
+DEMO = [sys.executable, "-m", "dudo_p2p.net.demo"]
+
+
+class DemoRun:
+    """One ``dudo_p2p.net.demo`` process; ``prefix`` runs it elsewhere (``ip netns exec X``)."""
+
+    def __init__(self, name: str, args: list[str], prefix: list[str] | None = None) -> None:
+        self.name = name
+        self.proc = subprocess.Popen(
+            [*(prefix or []), *DEMO, "--name", name, *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        self.events: list[dict[str, Any]] = []
+        self.stderr = ""
+
+    def first_event(self, timeout: float = WAIT) -> dict[str, Any]:
+        """The ``started`` line, read with a bounded wait."""
+        assert self.proc.stdout is not None
+        readable, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        assert readable, f"{self.name} printed nothing in {timeout} s"
+        event: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        self.events.append(event)
+        return event
+
+    def finish(self, timeout: float) -> int:
+        """Wait for the process to exit by itself (killed after ``timeout``); parse its output."""
+        try:
+            out, self.stderr = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, self.stderr = self.proc.communicate()
+        self.events.extend(json.loads(line) for line in out.splitlines() if line.strip())
+        return self.proc.returncode
+
+    def of_kind(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["event"] == kind]
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()

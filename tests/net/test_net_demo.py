@@ -1,0 +1,52 @@
+"""End to end on loopback: demo peers discover each other by beacon, or join by address."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from net_helpers import DemoRun, free_udp_port
+
+pytestmark = pytest.mark.e2e
+
+LOOPBACK = ["--bind", "127.0.0.1", "--broadcast", "127.255.255.255"]
+
+
+@pytest.fixture
+def runs() -> Iterator[list[DemoRun]]:
+    started: list[DemoRun] = []
+    yield started
+    for run in started:
+        run.kill()
+
+
+def test_three_demo_peers_discover_and_greet_each_other(runs: list[DemoRun]) -> None:
+    port = str(free_udp_port())
+    names = ["ana", "beto", "caro"]
+    for name in names:
+        runs.append(DemoRun(name, ["--beacon-port", port, *LOOPBACK, "--expect", "2",
+                                   "--timeout", "15", "--linger", "1"]))
+    codes = [run.finish(timeout=25) for run in runs]
+    for run, code in zip(runs, codes, strict=True):
+        assert code == 0, (run.name, run.events, run.stderr)
+        others = sorted(n for n in names if n != run.name)
+        assert run.of_kind("done")[0]["peers"] == others
+        assert sorted(e["peer_name"] for e in run.of_kind("discovered")) == others
+        assert all(e["host"] == "127.0.0.1" for e in run.of_kind("discovered"))
+    # Everyone closes with a leaving beacon; those still running saw some of them.
+    assert any(run.of_kind("left") for run in runs)
+
+
+def test_join_by_address_works_without_discovery(runs: list[DemoRun]) -> None:
+    common = ["--no-discovery", "--bind", "127.0.0.1", "--expect", "1", "--timeout", "15",
+              "--linger", "1"]
+    host = DemoRun("host", common)
+    runs.append(host)
+    port = host.first_event()["port"]
+    guest = DemoRun("guest", [*common, "--join", f"127.0.0.1:{port}"])
+    runs.append(guest)
+    assert guest.finish(timeout=25) == 0, (guest.events, guest.stderr)
+    assert host.finish(timeout=25) == 0, (host.events, host.stderr)
+    assert guest.of_kind("done")[0]["peers"] == ["host"]
+    assert host.of_kind("done")[0]["peers"] == ["guest"]
+    assert not host.of_kind("discovered") and not guest.of_kind("discovered")
