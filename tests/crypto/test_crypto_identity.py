@@ -102,3 +102,19 @@ def test_default_path_follows_xdg_data_home(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("XDG_DATA_HOME", "relative")  # invalid per the spec: ignored
     monkeypatch.setenv("HOME", "/home/ana")
     assert default_identity_path() == Path("/home/ana/.local/share/dudo-p2p/identity")
+
+
+def test_fingerprint_matches_an_independent_implementation_of_the_spec() -> None:
+    import base64
+    import hashlib
+    import struct
+
+    key = Identity.generate(counter_bytes("a")).public_key
+    tag = b"dudo-p2p/1/fingerprint"
+    encoded = struct.pack(">H", len(tag)) + tag + struct.pack(">I", 1)
+    encoded += b"\x01" + struct.pack(">I", 32) + key
+    rfc4648 = base64.b32encode(hashlib.sha256(encoded).digest()[:5]).decode()
+    crockford = rfc4648.translate(
+        str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+    )
+    assert fingerprint(key) == f"{crockford[:4]}-{crockford[4:]}"
