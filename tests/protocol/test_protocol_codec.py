@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dudo_p2p.errors import DecodeError, FrameTooLarge, LocalProtocolError
@@ -27,6 +27,7 @@ wire_values = st.recursive(
 )
 
 
+@settings(derandomize=True, max_examples=300)
 @given(wire_values)
 def test_every_wire_value_round_trips_and_its_encoding_is_the_only_one_accepted(
     value: object,

@@ -60,7 +60,7 @@ def test_an_envelope_opens_back_to_itself_with_every_check_on() -> None:
     assert opened.kind == "test-table"
 
 
-@settings(max_examples=40)
+@settings(derandomize=True, max_examples=40)
 @given(
     round_no=st.integers(0, 2**63 - 1),
     seq=st.integers(0, 2**63 - 1),

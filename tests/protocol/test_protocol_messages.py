@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Annotated
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from protocol_examples import BID, TABLE, BidExample, TableExample
 
@@ -43,6 +43,7 @@ tables = st.builds(
 )
 
 
+@settings(derandomize=True, max_examples=300)
 @given(bids | tables)
 def test_messages_round_trip_through_the_wire(msg: BidExample | TableExample) -> None:
     data = encode(to_wire(msg))
