@@ -43,6 +43,8 @@ __all__ = [
     "why_illegal",
 ]
 
+_ACTION_TYPES = (Raise, Dudo, Calzo, Matar, Pasar, Picado, DoubtClaim, ChooseDirection,
+                 ChoosePalifico, OpenerDraw, Reveal, Spin, Remove)
 _WAITS = {Phase.DRAW_OPENER: "the opener draw", Phase.REVEAL: "the dice to be revealed",
           Phase.SPIN: "the revolver's spin", Phase.OVER: "nothing: the game is over"}
 
@@ -63,6 +65,8 @@ def palifico_modes(state: GameState) -> tuple[str, ...]:
 def why_illegal(state: GameState, action: Action) -> str | None:
     """None if ``action`` may be applied to ``state`` now, else the reason in plain words."""
     phase = state.phase
+    if not isinstance(action, _ACTION_TYPES):
+        return f"not an action: {action!r}"
     if phase is Phase.OVER:
         return "the game is over"
     match action:
