@@ -1,0 +1,270 @@
+"""The lobby: tables on the LAN, join by address, create a table, or play bots right away.
+
+The rule set is chosen field by field from the rules' ``VARIANTS`` table, each shown with its
+one-line explanation in the player's language; a combination the rules refuse is not taken and
+the reason is shown instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from functools import partial
+
+import pygame
+
+from dudo_p2p.errors import InvalidRuleSet
+from dudo_p2p.rules import VARIANTS, RuleSet
+from dudo_p2p.ui import draw, theme
+from dudo_p2p.ui.i18n import LEVEL_KEYS, VALUE_KEYS
+from dudo_p2p.ui.request import (
+    BOT_LEVELS,
+    TIMER_CHOICES,
+    TableDirectory,
+    TableListing,
+    TableRequest,
+    parse_address,
+)
+from dudo_p2p.ui.scene import Host, Scene
+from dudo_p2p.ui.widgets import Button, TextField
+
+# starting_dice has its own 3/4/5 selector; every other field is a row of the rules list.
+RULE_FIELDS = tuple(name for name in VARIANTS if name != "starting_dice")
+RULES_PER_PAGE = 6
+DIRECTORY_POLL_S = 1.0
+
+
+class LobbyScene(Scene):
+    """The opening screen. See the module docstring."""
+
+    def __init__(self, host: Host, directory: TableDirectory | None = None) -> None:
+        super().__init__(host)
+        self.directory = directory
+        self.rules = RuleSet()
+        self.n_bots = 3
+        self.hotseat_players = 2
+        self.level = "normal"
+        self.timer_index = 0
+        self.page = 0
+        self.address = TextField(pygame.Rect(60, 668, 380, 48))
+        self.message = ""
+        self.listings: list[TableListing] = []
+        self._polled_at: float | None = None
+
+    # -- state changes -------------------------------------------------------------------
+    @property
+    def turn_timer(self) -> float | None:
+        """The chosen human turn timer in seconds (None: no limit)."""
+        return TIMER_CHOICES[self.timer_index]
+
+    def cycle_rule(self, name: str) -> None:
+        """Move field ``name`` to its next allowed value, unless the rules refuse the result."""
+        allowed = VARIANTS[name].allowed
+        current = getattr(self.rules, name)
+        nxt = allowed[(allowed.index(current) + 1) % len(allowed)]
+        try:
+            text = str(nxt).lower() if isinstance(nxt, bool) else str(nxt)
+            self.rules = self.rules.with_option(name, text)
+            self.message = ""
+        except InvalidRuleSet as exc:
+            self.message = str(exc)
+
+    def set_starting_dice(self, n: int) -> None:
+        """Choose 3, 4 or 5 starting dice."""
+        self.rules = dataclasses.replace(self.rules, starting_dice=n)
+
+    def request(self, kind: str) -> TableRequest:
+        """The request the current settings describe, for ``kind`` bots/create/hotseat."""
+        if kind == "hotseat":
+            return TableRequest("hotseat", rules=self.rules, players=self.hotseat_players,
+                                turn_timer_s=self.turn_timer)
+        if kind == "create":
+            return TableRequest("create", rules=self.rules, bots=self.n_bots,
+                                bot_level=self.level, turn_timer_s=self.turn_timer)
+        return TableRequest("bots", rules=self.rules, bots=max(1, self.n_bots),
+                            bot_level=self.level, turn_timer_s=self.turn_timer)
+
+    def join(self, address: str) -> None:
+        """Join ``address`` if it reads as host:port; else say what is wrong."""
+        if parse_address(address) is None:
+            self.message = self.tr("lobby.bad_address")
+            return
+        self.host.start_table(TableRequest("join", address=address.strip(),
+                                           turn_timer_s=self.turn_timer))
+
+    # -- events --------------------------------------------------------------------------
+    def handle_event(self, event: pygame.event.Event) -> None:
+        if self.address.handle(event) and event.type in (pygame.KEYDOWN, pygame.TEXTINPUT):
+            return
+        if (event.type == pygame.KEYDOWN and self.address.focused
+                and event.key in (pygame.K_RETURN, pygame.K_KP_ENTER)):
+            self.join(self.address.value)
+            return
+        super().handle_event(event)
+
+    def handle_key(self, key: int, mod: int) -> None:
+        if key == pygame.K_ESCAPE:
+            self.host.quit()
+        elif key in (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE):
+            self.host.start_table(self.request("bots"))
+
+    def update(self, now: float) -> None:
+        if self.directory is None:
+            return
+        if self._polled_at is None or now - self._polled_at >= DIRECTORY_POLL_S:
+            self._polled_at = now
+            self.listings = list(self.directory.tables())
+
+    # -- drawing -------------------------------------------------------------------------
+    def _value_label(self, value: bool | int | str) -> str:
+        if isinstance(value, bool):
+            return self.tr("common.yes") if value else self.tr("common.no")
+        if isinstance(value, str):
+            return self.tr(VALUE_KEYS.get(value, value))
+        return str(value)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        tr = self.tr
+        draw.background(surface)
+        self.buttons = []
+        draw.text(surface, tr("app.title"), (60, 14), 90, theme.GOLD)
+        draw.text(surface, tr("app.subtitle"), (62, 84), 22, theme.MUTED)
+        self._draw_quick(surface)
+        self._draw_tables(surface)
+        self._draw_join(surface)
+        self._draw_create(surface)
+        hint = self.message or tr("lobby.hint")
+        color = theme.RED if self.message else theme.DIM
+        draw.text(surface, hint, (640, 780), 22, color, anchor="midbottom")
+        self.draw_buttons(surface)
+        self.address.draw(surface, tr("lobby.address_hint"))
+
+    def _choice(self, rect: pygame.Rect, label: str, selected: bool,
+                action: Callable[[], object], name: str) -> None:
+        color = theme.GOLD_DARK if selected else theme.PANEL_EDGE
+        self.buttons.append(Button(rect, label, action, color=color, size=26, name=name))
+
+    def _draw_quick(self, surface: pygame.Surface) -> None:
+        tr = self.tr
+        box = pygame.Rect(40, 120, 580, 210)
+        draw.panel(surface, box)
+        draw.text(surface, tr("lobby.quick"), (60, 136), 34, theme.GOLD)
+        for i, n in enumerate(range(1, 6)):
+            self._choice(pygame.Rect(60 + i * 62, 178, 54, 46), str(n), n == self.n_bots,
+                         partial(setattr, self, "n_bots", n), f"bots_{n}")
+        self.buttons.append(Button(
+            pygame.Rect(380, 172, 220, 58), tr("lobby.play_bots", n=max(1, self.n_bots)),
+            lambda: self.host.start_table(self.request("bots")), size=26, name="play_bots",
+            hotkey="Enter"))
+        draw.text(surface, tr("lobby.hotseat", n=self.hotseat_players), (60, 262), 26,
+                  theme.CREAM)
+        self.buttons.append(Button(pygame.Rect(380, 250, 58, 50), "-", lambda: setattr(
+            self, "hotseat_players", max(2, self.hotseat_players - 1)), name="hotseat_minus"))
+        self.buttons.append(Button(pygame.Rect(446, 250, 58, 50), "+", lambda: setattr(
+            self, "hotseat_players", min(6, self.hotseat_players + 1)), name="hotseat_plus"))
+        self.buttons.append(Button(pygame.Rect(512, 250, 88, 50), "OK",
+                                   lambda: self.host.start_table(self.request("hotseat")),
+                                   size=26, name="hotseat_go"))
+
+    def _draw_tables(self, surface: pygame.Surface) -> None:
+        tr = self.tr
+        box = pygame.Rect(40, 346, 580, 240)
+        draw.panel(surface, box)
+        draw.text(surface, tr("lobby.tables"), (60, 362), 34, theme.GOLD)
+        if not self.listings:
+            draw.text(surface, tr("lobby.no_tables"), (60, 420), 26, theme.MUTED)
+            return
+        for i, listing in enumerate(self.listings[:4]):
+            y = 404 + i * 44
+            row = tr("lobby.table_row", code=listing.code, host=listing.address,
+                     players=listing.players, seats=listing.seats)
+            draw.text(surface, row, (60, y + 8), 26, theme.CREAM)
+            self.buttons.append(Button(pygame.Rect(480, y, 120, 38), tr("lobby.join"),
+                                       partial(self.join, listing.address), size=24,
+                                       name=f"join_{i}"))
+
+    def _draw_join(self, surface: pygame.Surface) -> None:
+        tr = self.tr
+        box = pygame.Rect(40, 602, 580, 150)
+        draw.panel(surface, box)
+        draw.text(surface, tr("lobby.join_address"), (60, 618), 34, theme.GOLD)
+        self.buttons.append(Button(pygame.Rect(456, 668, 144, 48), tr("lobby.join"),
+                                   lambda: self.join(self.address.value), size=26,
+                                   name="join_address"))
+
+    def _draw_create(self, surface: pygame.Surface) -> None:
+        tr = self.tr
+        box = pygame.Rect(650, 30, 590, 722)
+        draw.panel(surface, box)
+        draw.text(surface, tr("lobby.create"), (672, 46), 38, theme.GOLD)
+        y = 96
+        draw.text(surface, tr("lobby.starting_dice"), (672, y + 12), 26)
+        for i, n in enumerate((3, 4, 5)):
+            self._choice(pygame.Rect(1000 + i * 74, y, 66, 44), str(n),
+                         self.rules.starting_dice == n,
+                         partial(self.set_starting_dice, n), f"dice_{n}")
+        y += 54
+        draw.text(surface, tr("lobby.bots"), (672, y + 12), 26)
+        for i, n in enumerate(range(0, 6)):
+            self._choice(pygame.Rect(928 + i * 50, y, 44, 44), str(n), self.n_bots == n,
+                         partial(setattr, self, "n_bots", n), f"create_bots_{n}")
+        y += 54
+        draw.text(surface, tr("lobby.level"), (672, y + 12), 26)
+        for i, level in enumerate(BOT_LEVELS):
+            self._choice(pygame.Rect(928 + i * 100, y, 94, 44), tr(LEVEL_KEYS[level]),
+                         self.level == level, partial(setattr, self, "level", level),
+                         f"level_{level}")
+        y += 54
+        draw.text(surface, tr("lobby.timer"), (672, y + 12), 26)
+        for i, seconds in enumerate(TIMER_CHOICES):
+            label = tr("lobby.timer_off") if seconds is None else tr("common.seconds",
+                                                                     n=int(seconds))
+            rect = pygame.Rect(900, y, 120, 44) if i == 0 else pygame.Rect(
+                962 + i * 64, y, 58, 44)
+            self._choice(rect, label, self.timer_index == i,
+                         partial(setattr, self, "timer_index", i), f"timer_{i}")
+        y += 62
+        pages = (len(RULE_FIELDS) + RULES_PER_PAGE - 1) // RULES_PER_PAGE
+        draw.text(surface, tr("lobby.rules"), (672, y), 28, theme.GOLD)
+        draw.text(surface, tr("lobby.page", page=self.page + 1, pages=pages), (1090, y + 4),
+                  22, theme.MUTED, anchor="topright")
+        self.buttons.append(Button(pygame.Rect(1110, y - 6, 56, 36), "<", lambda: setattr(
+            self, "page", (self.page - 1) % pages), size=26, name="rules_prev"))
+        self.buttons.append(Button(pygame.Rect(1172, y - 6, 56, 36), ">", lambda: setattr(
+            self, "page", (self.page + 1) % pages), size=26, name="rules_next"))
+        y += 40
+        start = self.page * RULES_PER_PAGE
+        for name in RULE_FIELDS[start:start + RULES_PER_PAGE]:
+            self._draw_rule_row(surface, pygame.Rect(668, y, 556, 50), name)
+            y += 54
+        self.buttons.append(Button(pygame.Rect(840, 682, 380, 56), tr("lobby.create_button"),
+                                   lambda: self.host.start_table(self.request("create")),
+                                   size=28, name="create"))
+
+    def _draw_rule_row(self, surface: pygame.Surface, rect: pygame.Rect, name: str) -> None:
+        info = VARIANTS[name]
+        value = getattr(self.rules, name)
+        changed = value != getattr(RuleSet(), name)
+        hover = rect.collidepoint(self.mouse)
+        fill = (86, 58, 36) if hover else (66, 44, 30)
+        pygame.draw.rect(surface, fill, rect, border_radius=8)
+        if changed:
+            pygame.draw.rect(surface, theme.GOLD, rect, width=2, border_radius=8)
+        draw.text(surface, info.rule, (rect.left + 10, rect.top + 6), 22,
+                  theme.GOLD if changed else theme.MUTED)
+        draw.text(surface, self._value_label(value), (rect.left + 10, rect.top + 28), 22,
+                  theme.GOLD if changed else theme.CREAM)
+        line = info.es if self.tr.lang == "es" else info.en
+        draw.text_block(surface, line, pygame.Rect(rect.left + 140, rect.top + 5,
+                                                   rect.width - 150, rect.height - 6),
+                        20, theme.CREAM, line_gap=1)
+        # The whole row is the click target; an invisible button keeps hit testing uniform.
+        self.buttons.append(_RowButton(rect, "", partial(self.cycle_rule, name),
+                                       name=f"rule_{name}"))
+
+
+class _RowButton(Button):
+    """A button that draws nothing: the row under it is already drawn."""
+
+    def draw(self, surface: pygame.Surface, mouse: tuple[int, int]) -> None:
+        return None

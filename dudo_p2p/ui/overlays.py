@@ -1,0 +1,128 @@
+"""Overlays drawn over the live table: the Esc menu, the rules screen, the winner screen.
+
+The rules screen lists the house rules and the variants active at this table, in the
+player's language, from the rules' own ``VARIANTS`` table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import pygame
+
+from dudo_p2p.rules import VARIANTS, RuleSet
+from dudo_p2p.ui import draw, theme
+from dudo_p2p.ui.i18n import Tr
+from dudo_p2p.ui.widgets import Button
+
+if TYPE_CHECKING:
+    from dudo_p2p.ui.table import TableScene
+
+
+def _shade(surface: pygame.Surface, alpha: int = 200) -> None:
+    layer = pygame.Surface(surface.get_size(), pygame.SRCALPHA)
+    layer.fill((10, 6, 4, alpha))
+    surface.blit(layer, (0, 0))
+
+
+def active_variant_lines(tr: Tr, rules: RuleSet) -> list[str]:
+    """One line per rule that differs from the house table, explained in ``tr``'s language."""
+    default = RuleSet()
+    lines = []
+    for name, info in VARIANTS.items():
+        value = getattr(rules, name)
+        if value != getattr(default, name):
+            text = info.es if tr.lang == "es" else info.en
+            shown = value if not isinstance(value, bool) else (
+                tr("common.yes") if value else tr("common.no"))
+            lines.append(f"{info.rule} ({shown}): {text}")
+    return lines
+
+
+def draw_rules_overlay(tr: Tr, rules: RuleSet, surface: pygame.Surface,
+                       house_keys: Sequence[str]) -> None:
+    """The rules screen: house rules, then this table's variants."""
+    _shade(surface, 225)
+    box = pygame.Rect(90, 40, 1100, 720)
+    draw.panel(surface, box)
+    draw.text(surface, tr("rules.title"), (box.centerx, box.top + 34), 48, theme.GOLD,
+              anchor="center")
+    x = box.left + 36
+    y = box.top + 76
+    draw.text(surface, tr("rules.house"), (x, y), 30, theme.GOLD)
+    y += 38
+    draw.text(surface, tr("rules.start_dice", n=rules.starting_dice), (x, y), 23, theme.CREAM,
+              shadow=False)
+    y += 30
+    for key in house_keys:
+        y = draw.text_block(surface, "• " + tr(key), pygame.Rect(x, y, box.width - 72, 60), 23)
+    y += 12
+    draw.text(surface, tr("rules.active"), (x, y), 30, theme.GOLD)
+    y += 38
+    lines = active_variant_lines(tr, rules) or [tr("rules.none")]
+    for line in lines:
+        y = draw.text_block(surface, "• " + line, pygame.Rect(x, y, box.width - 72, 60), 23,
+                            theme.CREAM)
+        if y > box.bottom - 50:
+            break
+    draw.text(surface, tr("rules.close"), (box.centerx, box.bottom - 22), 22, theme.MUTED,
+              anchor="center")
+
+
+def draw_menu(scene: TableScene, surface: pygame.Surface) -> None:
+    """The Esc menu: resume, rules, language, fullscreen, leave the table, quit."""
+    tr = scene.tr
+    _shade(surface)
+    box = pygame.Rect(0, 0, 460, 520)
+    box.center = (640, 400)
+    draw.panel(surface, box)
+    draw.text(surface, tr("menu.title"), (box.centerx, box.top + 40), 52, theme.GOLD,
+              anchor="center")
+    host = scene.host
+    entries = [
+        ("menu.resume", lambda: setattr(scene, "overlay", None)),
+        ("menu.rules", lambda: setattr(scene, "overlay", "rules")),
+        ("menu.language", host.toggle_language),
+        ("menu.fullscreen", host.toggle_fullscreen),
+        ("menu.lobby", host.show_lobby),
+        ("menu.quit", host.quit),
+    ]
+    # A modal menu: only its own buttons answer clicks.
+    scene.buttons = []
+    for i, (key, action) in enumerate(entries):
+        rect = pygame.Rect(box.left + 50, box.top + 90 + i * 68, box.width - 100, 56)
+        color = theme.BUTTON_DANGER if key == "menu.quit" else theme.BUTTON
+        scene.buttons.append(Button(rect, tr(key), action, color=color, size=28,
+                                    name=key.split(".")[1]))
+    scene.draw_buttons(surface)
+
+
+def draw_winner(scene: TableScene, surface: pygame.Surface) -> None:
+    """The end of the game: who won, and play again / lobby / quit."""
+    tr = scene.tr
+    winner = scene.winner
+    assert winner is not None
+    _shade(surface, 190)
+    box = pygame.Rect(0, 0, 640, 380)
+    box.center = (640, 380)
+    draw.panel(surface, box, edge=theme.GOLD)
+    me = scene.session.seat
+    if winner == me and not scene.hotseat:
+        title = tr("over.you_win")
+    else:
+        name = scene.names[winner] if winner < len(scene.names) else f"#{winner + 1}"
+        title = tr("over.title", name=name)
+    for i in range(5):
+        draw.die(surface, (box.centerx - 120 + i * 60, box.top + 60), 40, 1 + (i + winner) % 6)
+    draw.text(surface, title, (box.centerx, box.top + 140), 52, theme.GOLD, anchor="center")
+    scene.buttons = []
+    entries = [
+        ("over.play_again", scene.play_again, "play_again"),
+        ("over.lobby", scene.host.show_lobby, "lobby"),
+        ("over.quit", scene.host.quit, "quit"),
+    ]
+    for i, (key, action, name) in enumerate(entries):
+        rect = pygame.Rect(box.left + 30 + i * 196, box.bottom - 110, 184, 60)
+        scene.buttons.append(Button(rect, tr(key), action, size=26, name=name))
+    scene.draw_buttons(surface)

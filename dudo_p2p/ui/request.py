@@ -1,0 +1,81 @@
+"""What the lobby asks the app for, and what the app needs to list tables.
+
+The UI never opens sockets: the lobby builds a :class:`TableRequest` and the app hands it to the
+injected session factory, which returns a :class:`~dudo_p2p.session.Session` (in-process with
+bots, or a real peer on the LAN). Tables seen on the LAN come from an injected
+:class:`TableDirectory`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from dudo_p2p.rules import RuleSet
+from dudo_p2p.session import Session
+
+RequestKind = Literal["bots", "create", "join", "hotseat"]
+BOT_LEVELS = ("easy", "normal", "hard")
+TIMER_CHOICES: tuple[float | None, ...] = (None, 30.0, 60.0, 90.0)
+
+
+@dataclass(frozen=True)
+class TableRequest:
+    """A table the player asked for.
+
+    - ``bots``: play now against ``bots`` bots (1..5), seats filled at once;
+    - ``create``: host a table on the LAN, ``bots`` fill the seats nobody takes;
+    - ``join``: join the table at ``address`` ("host:port");
+    - ``hotseat``: ``players`` humans (2..6) pass one device around.
+    """
+
+    kind: RequestKind
+    rules: RuleSet = field(default_factory=RuleSet)
+    bots: int = 3
+    bot_level: str = "normal"
+    turn_timer_s: float | None = None
+    address: str = ""
+    players: int = 0
+    seed: int | None = None
+
+
+class TableListing(Protocol):
+    """One table seen on the LAN (a discovery beacon), as the lobby lists it."""
+
+    @property
+    def code(self) -> str: ...  # the 5-character table code
+
+    @property
+    def address(self) -> str: ...  # "host:port" to join it
+
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def seats(self) -> int: ...
+
+
+class TableDirectory(Protocol):
+    """Source of the tables seen on the LAN; polled by the lobby about once a second."""
+
+    def tables(self) -> Sequence[TableListing]: ...
+
+
+SessionFactory = Callable[[TableRequest], Session]
+
+
+def parse_address(text: str) -> tuple[str, int] | None:
+    """``"host:port"`` -> (host, port), or None when it is not one (port 1..65535)."""
+    host, sep, port = text.strip().rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return None
+    number = int(port)
+    if not 1 <= number <= 65535:
+        return None
+    return host.strip("[]"), number
+
+
+class Unavailable(Exception):
+    """The session factory cannot serve this kind of request in this build (e.g. joining by
+    address before the network layer is wired); the lobby says so in plain words."""

@@ -1,0 +1,96 @@
+"""Screens as small classes, in the manner of pyspacewar's UI modes.
+
+A :class:`Scene` is entered and left by the app, gets every pygame event, is updated with the
+injected clock's time and draws itself on the 1280x800 logical canvas. ``animating`` tells the
+app whether to run at 60 fps (something moves) or sleep until the next event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+import pygame
+
+from dudo_p2p.ui import widgets
+from dudo_p2p.ui.i18n import Tr
+
+if TYPE_CHECKING:
+    from dudo_p2p.ui.request import TableRequest
+
+
+class Host(Protocol):
+    """What a scene may ask of the app: language, time, switching screens, starting tables."""
+
+    tr: Tr
+    clock: Callable[[], float]
+
+    def switch(self, scene: Scene) -> None:
+        """Leave the current scene and enter ``scene``."""
+
+    def quit(self) -> None:
+        """End the program after this frame."""
+
+    def start_table(self, request: TableRequest) -> None:
+        """Open a session for ``request`` and switch to its table (or say why it cannot)."""
+
+    def show_lobby(self) -> None:
+        """Go back to the lobby (closing any table)."""
+
+    def toggle_language(self) -> None:
+        """Switch between Spanish and English."""
+
+    def toggle_fullscreen(self) -> None:
+        """Switch between a window and the full screen (F11)."""
+
+
+class Scene:
+    """Base screen: no buttons, draws nothing, never animates."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.buttons: list[widgets.Button] = []
+        self.mouse: tuple[int, int] = (0, 0)
+
+    @property
+    def tr(self) -> Tr:
+        """The host's translator (the language may change while a scene is shown)."""
+        return self.host.tr
+
+    def enter(self) -> None:
+        """Called once when the scene becomes current."""
+
+    def leave(self) -> None:
+        """Called once when another scene replaces this one."""
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        """Route one pygame event: mouse clicks to the buttons, keys to :meth:`handle_key`."""
+        if event.type == pygame.MOUSEMOTION:
+            self.mouse = event.pos
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            self.mouse = event.pos
+            if not widgets.click(self.buttons, event.pos):
+                self.handle_click(event.pos)
+        elif event.type == pygame.KEYDOWN:
+            self.handle_key(event.key, event.mod)
+
+    def handle_key(self, key: int, mod: int) -> None:
+        """A key press not taken by a widget."""
+
+    def handle_click(self, pos: tuple[int, int]) -> None:
+        """A left click that hit no button."""
+
+    def update(self, now: float) -> None:
+        """Advance to time ``now`` (seconds on the injected clock)."""
+
+    def animating(self, now: float) -> bool:
+        """True while something moves and the app should draw at 60 fps."""
+        return False
+
+    def draw(self, surface: pygame.Surface) -> None:
+        """Draw the whole screen (and rebuild ``self.buttons`` for hit testing)."""
+
+    def draw_buttons(self, surface: pygame.Surface) -> None:
+        """Draw every button of the last layout."""
+        for b in self.buttons:
+            b.draw(surface, self.mouse)

@@ -1,0 +1,391 @@
+"""The table scene: the live game of one seat, driven only by the session API.
+
+Each update polls the session's events (bids, rounds, reveals, people leaving, cheats), then
+refreshes the seat's view and legal actions. Input maps to actions that are offered by
+``legal_actions()`` only: a button for an action that is not legal now is disabled, and the
+key does nothing. Overlays (reveal, menu, rules, hand-over, winner) sit on top of the live
+table; while a reveal or hand-over is up, an in-process table is not stepped, so the story is
+told in order.
+
+Timing: everything uses the injected clock; the scene animates (60 fps) only while cups shake
+or lift, otherwise the app sleeps.
+"""
+
+from __future__ import annotations
+
+import collections
+import random
+from collections.abc import Callable
+from functools import partial
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import pygame
+
+from dudo_p2p.errors import DudoError
+from dudo_p2p.rules import (
+    Action,
+    Bid,
+    Calzo,
+    ChooseDirection,
+    ChoosePalifico,
+    DoubtClaim,
+    Dudo,
+    Matar,
+    Pasar,
+    Phase,
+    Picado,
+    Raise,
+    RoundResult,
+    SeatView,
+    min_raise,
+)
+from dudo_p2p.session import (
+    GameOver,
+    GameStarted,
+    PlayerInfo,
+    RoundResolved,
+    RoundStarted,
+    Session,
+    TurnTimer,
+)
+from dudo_p2p.ui import words
+from dudo_p2p.ui.composer import Composer, legal_bids
+from dudo_p2p.ui.request import TableRequest
+from dudo_p2p.ui.scene import Host, Scene
+
+SHAKE_S = 0.9  # cups rattle at the start of a round
+LIFT_S = 0.7  # cups rise at a reveal
+REVEAL_HOLD_S = 6.0  # a reveal stays this long unless dismissed
+TOAST_S = 5.0  # how long an event sentence stays at the top of the table
+REFRESH_S = 0.5  # re-read the view at least this often (turn timers, remote tables)
+DEFAULT_BOT_DELAY_S = 0.9  # an in-process bot "thinks" this long so humans can follow
+
+
+@runtime_checkable
+class Steppable(Protocol):
+    """An in-process table (LocalSession) that lets its bots act one action per ``step``."""
+
+    def step(self) -> object: ...
+
+
+@dataclass
+class RevealShow:
+    """A reveal on screen: the result, whether aces counted, and when it began."""
+
+    result: RoundResult
+    wild: bool
+    started: float
+    lines: list[str]
+
+
+class TableScene(Scene):
+    """One seat at a live table. See the module docstring.
+
+    ``bot_delay``: seconds between in-process bot actions (0 in tests and screenshots).
+    ``autoplay``: make our own opening bids and setup choices (for ``--screenshot``, so the
+    first bid stands without a human).
+    """
+
+    def __init__(
+        self,
+        host: Host,
+        session: Session,
+        request: TableRequest,
+        *,
+        bot_delay: float = DEFAULT_BOT_DELAY_S,
+        autoplay: bool = False,
+        reveal_hold: float = REVEAL_HOLD_S,
+    ) -> None:
+        super().__init__(host)
+        self.session = session
+        self.request = request
+        self.bot_delay = bot_delay
+        self.autoplay = autoplay
+        self.reveal_hold = reveal_hold
+        self.composer = Composer()
+        self.looking = False
+        self.show_prob = True
+        self.overlay: str | None = None  # "menu" | "rules" | None
+        self.reveal: RevealShow | None = None
+        self.winner: int | None = None
+        self.deadlines: dict[int, float | None] = {}
+        self.messages: collections.deque[str] = collections.deque(maxlen=6)
+        self.toast: tuple[str, float] | None = None
+        self.shake_started: float | None = None
+        self.handover_seat: int | None = None  # hot-seat: the seat waiting to take the device
+        self.shown_seat: int | None = None  # hot-seat: whose dice the screen may show
+        self.first_bid_seen = False
+        self.view: SeatView | None = None
+        self.legal: list[Action] = []
+        self.players: tuple[PlayerInfo, ...] = ()
+        self.names: tuple[str, ...] = ()
+        self._refreshed_at = -1e9
+        self._next_step_at = 0.0
+        self._turn_key: tuple[int, int, int] | None = None
+        self._tumble = random.Random(7)  # only for the look of tumbling dice, never the game
+        self.now = 0.0
+
+    # -- session plumbing ----------------------------------------------------------------
+    @property
+    def hotseat(self) -> bool:
+        """Several humans share this screen."""
+        return self.request.kind == "hotseat"
+
+    def enter(self) -> None:
+        self.now = self.host.clock()
+        self.refresh()
+
+    def leave(self) -> None:
+        self.session.close()
+
+    def refresh(self) -> None:
+        """Re-read the seat's view, legal actions and players (after events or actions)."""
+        try:
+            self.view = self.session.view()
+            self.legal = self.session.legal_actions()
+            self.players = self.session.players()
+        except DudoError as exc:
+            self.say(self.tr("error.generic", why=str(exc)))
+            return
+        self.names = tuple(p.name for p in self.players)
+        self._refreshed_at = self.now
+        view = self.view
+        if view.standing_bid is not None:
+            self.first_bid_seen = True
+        # A new turn of ours presets the composer to the lowest legal raise.
+        key = (view.round_no, len(view.state.bids), self.session.seat)
+        if self.my_turn and key != self._turn_key:
+            self._turn_key = key
+            self.composer.start_turn(legal_bids(self.legal), view.standing_bid)
+        if self.hotseat and self.my_turn and self.session.seat != self.shown_seat:
+            self.handover_seat = self.session.seat
+            self.looking = False
+
+    @property
+    def my_turn(self) -> bool:
+        """Our seat may act now (legal actions offered)."""
+        return bool(self.legal)
+
+    def say(self, text: str) -> None:
+        """Tell the player something: a toast on the table and a line in the side panel."""
+        self.messages.append(text)
+        self.toast = (text, self.now)
+
+    def submit(self, action: Action) -> bool:
+        """Hand ``action`` to the table if it is legal now; True when it was submitted."""
+        if action not in self.legal or self.blocked:
+            return False
+        try:
+            self.session.submit(action)
+        except DudoError as exc:
+            self.say(self.tr("table.illegal", why=str(exc)))
+            return False
+        self.legal = []
+        self._next_step_at = self.now + self.bot_delay
+        self.process_events()
+        self.refresh()
+        return True
+
+    @property
+    def blocked(self) -> bool:
+        """An overlay hides the table: no game input reaches it."""
+        return (self.overlay is not None or self.reveal is not None
+                or self.handover_seat is not None or self.winner is not None)
+
+    def process_events(self) -> None:
+        """Apply every event the session reports, in order."""
+        try:
+            events = self.session.poll_events()
+        except DudoError as exc:
+            self.say(self.tr("error.generic", why=str(exc)))
+            return
+        for event in events:
+            match event:
+                case GameStarted(names=names):
+                    self.names = names
+                case RoundStarted():
+                    self.shake_started = self.now
+                    self.looking = self.looking and not self.hotseat
+                case RoundResolved(result=result):
+                    wild = self.view.state.wild if self.view is not None else True
+                    self.reveal = RevealShow(result, wild, self.now,
+                                             words.result_lines(self.tr, self.names, result))
+                case TurnTimer(seat=seat, deadline=deadline):
+                    self.deadlines[seat] = deadline
+                case GameOver(winner=winner):
+                    self.winner = winner
+                case _:
+                    line = words.event_line(self.tr, self.names, event)
+                    if line is not None:
+                        self.say(line)
+
+    def update(self, now: float) -> None:
+        self.now = now
+        before = self.view
+        self.process_events()
+        if (self.reveal is not None and self.reveal_hold > 0
+                and now - self.reveal.started >= self.reveal_hold):
+            self.reveal = None
+        if (isinstance(self.session, Steppable) and not self.blocked
+                and now >= self._next_step_at and (not self.my_turn or self.hotseat)):
+            self.session.step()
+            self._next_step_at = now + self.bot_delay
+            self.process_events()
+            self.refresh()
+        if self.view is before and now - self._refreshed_at >= REFRESH_S:
+            self.refresh()
+        if self.autoplay:
+            self._autoplay()
+
+    def _autoplay(self) -> None:
+        """Screenshot mode: make our setup choices and opening bid so a bid stands."""
+        if not self.legal or self.view is None or self.reveal is not None:
+            return
+        if self.handover_seat is not None:
+            self.take_device()
+        raises = sorted(legal_bids(self.legal), key=lambda b: (b.count, b.face))
+        own = self.view.own_dice or ()
+        if raises and self.view.standing_bid is None:
+            best = max(range(2, 7), key=lambda f: (sum(1 for d in own if d in (f, 1)), f))
+            choice = next((b for b in raises if b.face == best), raises[0])
+            self.looking = True
+            self.submit(Raise(self.session.seat, choice))
+        elif not raises and self.view.phase is Phase.SETUP:
+            self.submit(self.legal[0])
+
+    # -- what the controls do ------------------------------------------------------------
+    def offered(self, kind: type) -> Action | None:
+        """The legal action of type ``kind`` for our seat, if any (Dudo, Calzo, ...)."""
+        return next((a for a in self.legal if type(a) is kind), None)
+
+    def bid_now(self) -> bool:
+        """Submit the composed bid if legal (Enter / Apostar)."""
+        return self.submit(Raise(self.session.seat, self.composer.bid))
+
+    def call(self, kind: type) -> bool:
+        """Submit ¡Dudo!, ¡Calzo!, Matar, Pasar or DoubtClaim if legal."""
+        action = self.offered(kind)
+        return action is not None and self.submit(action)
+
+    def picado_now(self) -> bool:
+        """Submit the composed bid as a picado (V17) if legal."""
+        return self.submit(Picado(self.session.seat, self.composer.bid))
+
+    def choices(self) -> list[Action]:
+        """Setup choices offered now (direction, palifico mode)."""
+        return [a for a in self.legal if isinstance(a, ChooseDirection | ChoosePalifico)]
+
+    def extra_calls(self) -> list[type]:
+        """Variant calls offered now besides bid/dudo/calzo (matar, pasar, doubt a claim)."""
+        return [k for k in (Matar, Pasar, DoubtClaim) if self.offered(k) is not None]
+
+    def preview_min(self) -> Bid | None:
+        """The rules' minimum on the composer's face, for when it is not our turn."""
+        view = self.view
+        if view is None or view.phase is not Phase.BIDDING:
+            return None
+        pal = view.palifico_round
+        return min_raise(view.standing_bid, self.composer.face, view.rules,
+                         palifico=pal is not None, sucio=view.state.sucio)
+
+    def toggle_look(self) -> None:
+        """Lift our cup to look at our dice, or put it back."""
+        self.looking = not self.looking
+
+    def take_device(self) -> None:
+        """Hot-seat: the next player has the device; show their side of the table."""
+        self.shown_seat = self.handover_seat
+        self.handover_seat = None
+        self.looking = False
+
+    def dismiss_reveal(self) -> None:
+        """Leave the reveal and go on with the next round."""
+        self.reveal = None
+        self._next_step_at = self.now + self.bot_delay
+
+    def play_again(self) -> None:
+        """Start a new game with the same request."""
+        self.host.start_table(self.request)
+
+    # -- input ---------------------------------------------------------------------------
+    def handle_key(self, key: int, mod: int) -> None:
+        if self.overlay is not None:
+            if key in (pygame.K_ESCAPE, pygame.K_r) or (self.overlay == "menu" and key
+                                                        == pygame.K_m):
+                self.overlay = None
+            return
+        if key == pygame.K_ESCAPE:
+            self.overlay = "menu"
+            return
+        if key == pygame.K_r:
+            self.overlay = "rules"
+            return
+        if self.handover_seat is not None:
+            if key in (pygame.K_SPACE, pygame.K_RETURN, pygame.K_KP_ENTER):
+                self.take_device()
+            return
+        if self.reveal is not None:
+            if key in (pygame.K_SPACE, pygame.K_RETURN, pygame.K_KP_ENTER):
+                self.dismiss_reveal()
+            return
+        if self.winner is not None:
+            if key in (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE):
+                self.play_again()
+            return
+        actions: dict[int, Callable[[], object]] = {
+            pygame.K_m: self.toggle_look,
+            pygame.K_p: lambda: setattr(self, "show_prob", not self.show_prob),
+            pygame.K_SPACE: lambda: setattr(self, "shake_started", self.now),
+            pygame.K_UP: lambda: self.composer.change_count(1),
+            pygame.K_PLUS: lambda: self.composer.change_count(1),
+            pygame.K_EQUALS: lambda: self.composer.change_count(1),
+            pygame.K_KP_PLUS: lambda: self.composer.change_count(1),
+            pygame.K_DOWN: lambda: self.composer.change_count(-1),
+            pygame.K_MINUS: lambda: self.composer.change_count(-1),
+            pygame.K_KP_MINUS: lambda: self.composer.change_count(-1),
+            pygame.K_LEFT: lambda: self.composer.change_face(-1),
+            pygame.K_RIGHT: lambda: self.composer.change_face(1),
+            pygame.K_RETURN: self.bid_now,
+            pygame.K_KP_ENTER: self.bid_now,
+            pygame.K_d: lambda: self.call(Dudo),
+            pygame.K_c: lambda: self.call(Calzo),
+        }
+        for digit in range(1, 7):
+            actions[pygame.K_0 + digit] = partial(self._pick_face, digit)
+        action = actions.get(key)
+        if action is not None:
+            action()
+
+    def _pick_face(self, face: int) -> None:
+        self.composer.set_face(face, legal_bids(self.legal))
+
+    def handle_click(self, pos: tuple[int, int]) -> None:
+        if self.handover_seat is not None and self.overlay is None:
+            self.take_device()
+        elif self.reveal is not None and self.overlay is None:
+            self.dismiss_reveal()
+        elif self.overlay is None and self.winner is None and own_hand_rect().collidepoint(pos):
+            self.toggle_look()
+
+    # -- frame pacing --------------------------------------------------------------------
+    def animating(self, now: float) -> bool:
+        if self.shake_started is not None and now - self.shake_started < SHAKE_S:
+            return True
+        return self.reveal is not None and now - self.reveal.started < LIFT_S + 0.3
+
+    @property
+    def screenshot_ready(self) -> bool:
+        """The first bid stands and nothing covers the table: time for ``--screenshot``."""
+        return (self.first_bid_seen and self.reveal is None and self.handover_seat is None
+                and not self.animating(self.now))
+
+    def draw(self, surface: pygame.Surface) -> None:
+        from dudo_p2p.ui import table_draw  # drawing lives apart to keep this module short
+
+        table_draw.draw_table(self, surface)
+
+
+def own_hand_rect() -> pygame.Rect:
+    """Where our own cup and dice sit (a click there lifts the cup)."""
+    return pygame.Rect(16, 606, 318, 186)

@@ -1,0 +1,437 @@
+"""Drawing the table scene: felt and seats, the standing bid, our hand, the composer, the side
+panel, and the overlays (reveal, hand-over, menu, rules, winner).
+
+Reads the scene's state and rebuilds its buttons; it never talks to the session.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+import pygame
+
+from dudo_p2p.rules import (
+    FACE_NAMES,
+    Calzo,
+    ChooseDirection,
+    ChoosePalifico,
+    DoubtClaim,
+    Dudo,
+    Matar,
+    Pasar,
+)
+from dudo_p2p.ui import draw, prob, theme
+from dudo_p2p.ui.composer import legal_bids
+from dudo_p2p.ui.i18n import HOUSE_RULE_KEYS, PALIFICO_MODE_KEYS
+from dudo_p2p.ui.overlays import draw_menu, draw_rules_overlay, draw_winner
+from dudo_p2p.ui.widgets import Button
+
+if TYPE_CHECKING:
+    from dudo_p2p.ui.table import TableScene
+
+TABLE_RECT = pygame.Rect(30, 70, 880, 500)
+CENTER = TABLE_RECT.center
+SEAT_RX, SEAT_RY = 368, 196
+SIDE = pygame.Rect(934, 64, 330, 728)
+COMPOSER = pygame.Rect(346, 606, 574, 186)
+
+_CALL_KEYS: dict[type, str] = {Matar: "table.matar", Pasar: "table.pasar", DoubtClaim: "table.doubt_claim"}
+
+
+def seat_pos(seat: int, me: int, n: int) -> tuple[int, int]:
+    """Screen point of ``seat`` around the oval: ours at the bottom, the rest clockwise in
+    increasing seat order (the direction "clockwise" play goes)."""
+    rel = (seat - me) % n
+    angle = math.pi / 2 + rel * 2 * math.pi / n
+    return (int(CENTER[0] + SEAT_RX * math.cos(angle)), int(CENTER[1] + SEAT_RY * math.sin(angle)))
+
+
+def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
+    """Draw the whole table scene and rebuild ``scene.buttons``."""
+    scene.buttons = []
+    draw.background(surface)
+    view = scene.view
+    if view is None:
+        draw.text(surface, scene.tr("table.waiting"), (640, 400), 40, anchor="center")
+        return
+    palifico = view.palifico_round is not None
+    draw.felt(surface, TABLE_RECT, palifico=palifico)
+    _top_bar(scene, surface)
+    hide_all = scene.handover_seat is not None
+    for seat in range(view.state.n_seats):
+        _seat(scene, surface, seat, hide_all)
+    if scene.reveal is None:
+        _standing_bid(scene, surface)
+    else:
+        _reveal_center(scene, surface)
+    _own_hand(scene, surface, hide_all)
+    _composer(scene, surface)
+    _side_panel(scene, surface)
+    _toast(scene, surface)
+    scene.draw_buttons(surface)
+    if scene.handover_seat is not None:
+        _handover(scene, surface)
+        scene.buttons = []  # modal: a click anywhere hands the device over
+    if scene.winner is not None and scene.reveal is None:
+        draw_winner(scene, surface)
+    if scene.overlay == "menu":
+        draw_menu(scene, surface)
+    elif scene.overlay == "rules":
+        draw_rules_overlay(scene.tr, view.rules, surface, HOUSE_RULE_KEYS)
+        scene.buttons = []  # modal: R or Esc closes it
+
+
+def _top_bar(scene: TableScene, surface: pygame.Surface) -> None:
+    tr, view = scene.tr, scene.view
+    assert view is not None
+    pygame.draw.rect(surface, (24, 14, 10), (0, 0, 1280, 56))
+    pygame.draw.line(surface, theme.GOLD_DARK, (0, 56), (1280, 56), 2)
+    draw.text(surface, tr("app.title"), (20, 10), 50, theme.GOLD)
+    draw.text(surface, tr("table.round", n=max(1, view.round_no)), (140, 18), 32, theme.CREAM)
+    if view.palifico_round is not None:
+        key = "table.palifico_wild" if view.rules.palifico_wilds else "table.palifico"
+        banner = pygame.Rect(300, 8, 620, 40)
+        pygame.draw.rect(surface, theme.FELT_PALIFICO, banner, border_radius=10)
+        pygame.draw.rect(surface, theme.GOLD, banner, width=2, border_radius=10)
+        draw.text(surface, tr(key), banner.center, 26, theme.CREAM, anchor="center")
+    else:
+        draw.text(surface, _turn_text(scene), (620, 28), 36,
+                  theme.GOLD if scene.my_turn else theme.CREAM, anchor="center")
+    draw.text(surface, "R " + tr("menu.rules").split(" (")[0] + "  ·  Esc " + tr("menu.title"),
+              (1266, 28), 24, theme.MUTED, anchor="midright")
+
+
+def _turn_text(scene: TableScene) -> str:
+    view = scene.view
+    assert view is not None
+    if scene.my_turn:
+        return scene.tr("table.your_turn")
+    if view.to_act is None:
+        return scene.tr("table.waiting")
+    return scene.tr("table.turn_of", name=_name(scene, view.to_act))
+
+
+def _name(scene: TableScene, seat: int) -> str:
+    return scene.names[seat] if seat < len(scene.names) else f"#{seat + 1}"
+
+
+def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool) -> None:
+    view = scene.view
+    assert view is not None
+    n = view.state.n_seats
+    me = scene.session.seat
+    x, y = seat_pos(seat, me, n)
+    alive = view.state.alive[seat]
+    to_act = view.to_act == seat and scene.reveal is None
+    count = view.dice_counts[seat]
+    reveal = scene.reveal
+    cup_bottom = y + 18
+    if reveal is not None and seat < len(reveal.result.dice) and reveal.result.dice[seat]:
+        lift = min(1.0, (scene.now - reveal.started) / 0.7)
+        _revealed_dice(scene, surface, seat, (x, cup_bottom - 18))
+        if lift < 1.0:
+            draw.cup(surface, (x, int(cup_bottom - 90 * lift)), 70)
+    elif alive:
+        shake = 0
+        if scene.shake_started is not None and scene.now - scene.shake_started < 0.9:
+            shake = int(5 * math.sin((scene.now - scene.shake_started) * 40 + seat))
+        others = view.others.get(seat) if not hide_all else None
+        if others:
+            _dice_row(surface, (x, cup_bottom - 22), others, 30)
+        else:
+            draw.cup(surface, (x + shake, cup_bottom), 66, glow=to_act)
+    plate = pygame.Rect(0, 0, 190, 62)
+    plate.midtop = (x, cup_bottom + 10)
+    edge = theme.GOLD if to_act else theme.PANEL_EDGE
+    draw.panel(surface, plate, (40, 26, 18), edge, radius=10, alpha=225)
+    if to_act:
+        pygame.draw.rect(surface, theme.GOLD, plate.inflate(6, 6), width=3, border_radius=12)
+    info = scene.players[seat] if seat < len(scene.players) else None
+    name = _name(scene, seat)
+    if seat == me and not scene.hotseat:
+        name = f"{name} ({scene.tr('table.you')})"
+    draw.text(surface, name, (plate.left + 10, plate.top + 6), 26,
+              theme.GOLD if to_act else (theme.CREAM if alive else theme.DIM), shadow=False)
+    tag = info.fingerprint if info is not None else ""
+    if info is not None and info.is_bot:
+        tag = f"{tag} · {scene.tr('table.bot')}" if tag else scene.tr("table.bot")
+    if info is not None and not info.connected:
+        tag = scene.tr("table.disconnected")
+    if not alive:
+        tag = scene.tr("table.eliminated")
+    draw.text(surface, tag, (plate.left + 10, plate.top + 32), 19, theme.MUTED, shadow=False)
+    # dice left, as small blank dice on the plate's right
+    for i in range(count):
+        r = pygame.Rect(plate.right - 14 - (count - i) * 15, plate.top + 36, 12, 12)
+        pygame.draw.rect(surface, theme.DIE, r, border_radius=3)
+    deadline = scene.deadlines.get(seat)
+    if to_act and deadline is not None:
+        left = max(0.0, deadline - scene.now)
+        total = scene.request.turn_timer_s or 60.0
+        draw.timer_ring(surface, (plate.right + 4, plate.top + 4), 18, left / total)
+        draw.text(surface, str(int(left)), (plate.right + 4, plate.top + 4), 20, theme.CREAM,
+                  anchor="center")
+
+
+def _dice_row(surface: pygame.Surface, center: tuple[int, int], dice: tuple[int, ...],
+              size: int, lit: set[int] | None = None) -> None:
+    step = size + 8
+    x0 = center[0] - (len(dice) - 1) * step // 2
+    for i, face in enumerate(dice):
+        hl = lit is not None and i in lit
+        draw.die(surface, (x0 + i * step, center[1]), size, face, highlight=hl,
+                 dim=lit is not None and not hl)
+
+
+def _counts(face: int, die: int, wild: bool) -> bool:
+    return die == face or (wild and face != 1 and die == 1)
+
+
+def _revealed_dice(scene: TableScene, surface: pygame.Surface, seat: int,
+                   center: tuple[int, int]) -> None:
+    reveal = scene.reveal
+    assert reveal is not None
+    dice = reveal.result.dice[seat]
+    bid = reveal.result.bid
+    lit = {i for i, d in enumerate(dice) if bid is not None and _counts(bid.face, d, reveal.wild)}
+    _dice_row(surface, center, dice, 30, lit)
+
+
+def _standing_bid(scene: TableScene, surface: pygame.Surface) -> None:
+    tr, view = scene.tr, scene.view
+    assert view is not None
+    cx, cy = CENTER[0], CENTER[1] - 4
+    bid = view.standing_bid
+    if bid is None:
+        draw.text(surface, tr("table.no_bid"), (cx, cy), 34, theme.CREAM, anchor="center")
+        return
+    draw.text(surface, tr("table.standing_bid").upper(), (cx, cy - 70), 24, theme.MUTED,
+              anchor="center")
+    r = draw.text(surface, f"{bid.count} ×", (cx - 14, cy - 14), 64, theme.CREAM,
+                  anchor="midright")
+    draw.die(surface, (r.right + 44, cy - 14), 58, bid.face)
+    draw.text(surface, bid.spoken(tr.lang), (cx, cy + 40), 44, theme.GOLD, anchor="center")
+    if view.standing_bidder is not None:
+        draw.text(surface, tr("table.by", name=_name(scene, view.standing_bidder)),
+                  (cx, cy + 76), 26, theme.CREAM, anchor="center")
+
+
+def _reveal_center(scene: TableScene, surface: pygame.Surface) -> None:
+    reveal = scene.reveal
+    assert reveal is not None
+    cx, cy = CENTER[0], CENTER[1] - 20
+    box = pygame.Rect(0, 0, 520, 64 + 34 * len(reveal.lines))
+    box.center = (cx, cy)
+    draw.panel(surface, box, (30, 20, 14), theme.GOLD, alpha=215)
+    draw.text(surface, scene.tr("reveal.title"), (cx, box.top + 26), 40, theme.GOLD,
+              anchor="center")
+    y = box.top + 62
+    for i, line in enumerate(reveal.lines):
+        color = theme.CREAM if i < 2 else theme.GOLD
+        draw.text(surface, line, (cx, y), 28, color, anchor="center")
+        y += 34
+    draw.text(surface, scene.tr("reveal.continue"), (cx, box.bottom + 18), 22, theme.MUTED,
+              anchor="center")
+
+
+def _own_hand(scene: TableScene, surface: pygame.Surface, hide_all: bool) -> None:
+    from dudo_p2p.ui.table import own_hand_rect
+
+    tr, view = scene.tr, scene.view
+    assert view is not None
+    box = own_hand_rect()
+    draw.panel(surface, box)
+    draw.text(surface, tr("table.your_dice"), (box.left + 14, box.top + 10), 28, theme.GOLD)
+    dice = view.own_dice
+    if hide_all:
+        return
+    if dice is None:
+        if view.palifico_round is not None and view.state.alive[scene.session.seat]:
+            draw.text_block(surface, tr("table.hidden_open"),
+                            box.inflate(-28, -60).move(0, 20), 22, theme.MUTED)
+        return
+    if scene.looking:
+        per_row = 5
+        size = 50
+        for i, face in enumerate(dice):
+            x = box.left + 42 + (i % per_row) * 58
+            yy = box.top + 86 + (i // per_row) * 58
+            angle = 0.0
+            if scene.shake_started is not None and scene.now - scene.shake_started < 0.9:
+                angle = scene._tumble.uniform(-25, 25)
+            draw.die(surface, (x, yy), size, face, angle=angle)
+        draw.text(surface, tr("table.hide"), (box.centerx, box.bottom - 18), 20, theme.MUTED,
+                  anchor="center")
+    else:
+        draw.cup(surface, (box.centerx, box.top + 138), 92, glow=scene.my_turn)
+        draw.text(surface, tr("table.look"), (box.centerx, box.bottom - 18), 20, theme.MUTED,
+                  anchor="center")
+
+
+def _composer(scene: TableScene, surface: pygame.Surface) -> None:
+    tr, view = scene.tr, scene.view
+    assert view is not None
+    box = COMPOSER
+    draw.panel(surface, box)
+    if scene.handover_seat is not None or scene.winner is not None:
+        return
+    choices = scene.choices()
+    if choices:
+        draw.text(surface, tr("table.choose"), (box.left + 20, box.top + 14), 28, theme.GOLD)
+        for i, action in enumerate(choices):
+            if isinstance(action, ChooseDirection):
+                label = tr("table.clockwise" if action.clockwise else "table.counterclockwise")
+            else:
+                assert isinstance(action, ChoosePalifico)
+                label = tr(PALIFICO_MODE_KEYS.get(action.mode, "palifico.normal"))
+            rect = pygame.Rect(box.left + 20 + (i % 3) * 182, box.top + 56 + (i // 3) * 62,
+                               172, 54)
+            scene.buttons.append(Button(rect, label, partial(scene.submit, action), size=24,
+                                        name=f"choice_{i}"))
+        return
+    bids = legal_bids(scene.legal)
+    comp = scene.composer
+    my_turn = scene.my_turn
+    top = box.top + 12
+    draw.text(surface, tr("table.count"), (box.left + 20, top), 22, theme.MUTED)
+    scene.buttons.append(Button(pygame.Rect(box.left + 16, top + 24, 46, 46), "-",
+                                lambda: comp.change_count(-1), size=34, name="count_minus"))
+    draw.text(surface, str(comp.count), (box.left + 100, top + 47), 50, theme.CREAM,
+              anchor="center")
+    scene.buttons.append(Button(pygame.Rect(box.left + 138, top + 24, 46, 46), "+",
+                                lambda: comp.change_count(1), size=34, name="count_plus"))
+    draw.text(surface, tr("table.face"), (box.left + 204, top), 22, theme.MUTED)
+    for face in range(1, 7):
+        rect = pygame.Rect(box.left + 200 + (face - 1) * 61, top + 22, 56, 50)
+        selected = face == comp.face
+        if selected:
+            pygame.draw.rect(surface, theme.GOLD, rect.inflate(4, 4), border_radius=10)
+        scene.buttons.append(_FaceButton(rect, "", partial(comp.set_face, face, bids),
+                                         name=f"face_{face}", face=face, selected=selected))
+    row = top + 78
+    bid_ok = my_turn and comp.bid in bids
+    scene.buttons.append(Button(pygame.Rect(box.left + 16, row, 200, 58), tr("table.bid"),
+                                scene.bid_now, enabled=bid_ok and not scene.blocked, size=32,
+                                hotkey="Enter", name="bid"))
+    scene.buttons.append(Button(pygame.Rect(box.left + 228, row, 160, 58), tr("table.dudo"),
+                                lambda: scene.call(Dudo),
+                                enabled=scene.offered(Dudo) is not None and not scene.blocked,
+                                color=theme.BUTTON_DANGER, size=32, hotkey="D", name="dudo"))
+    scene.buttons.append(Button(pygame.Rect(box.left + 400, row, 160, 58), tr("table.calzo"),
+                                lambda: scene.call(Calzo),
+                                enabled=scene.offered(Calzo) is not None and not scene.blocked,
+                                color=theme.BUTTON_CALZO, size=32, hotkey="C", name="calzo"))
+    help_line = comp.help_text(tr, bids, my_turn, scene.preview_min())
+    ok = my_turn and comp.bid in bids
+    draw.text(surface, help_line, (box.left + 20, box.bottom - 15), 23,
+              theme.GREEN if ok else theme.GOLD, anchor="midleft")
+    extras = scene.extra_calls()
+    for i, kind in enumerate(extras):
+        rect = pygame.Rect(0, 0, 190, 46)
+        rect.midbottom = (CENTER[0] + (i - (len(extras) - 1) / 2) * 200, TABLE_RECT.bottom + 26)
+        scene.buttons.append(Button(rect, tr(_CALL_KEYS[kind]), partial(scene.call, kind),
+                                    size=26, name=f"extra_{kind.__name__.lower()}"))
+
+
+class _FaceButton(Button):
+    """A face choice drawn as a die."""
+
+    def __init__(self, rect: pygame.Rect, label: str, action: Callable[[], object], *,
+                 name: str, face: int, selected: bool) -> None:
+        super().__init__(rect, label, action, name=name)
+        self.face = face
+        self.selected = selected
+
+    def draw(self, surface: pygame.Surface, mouse: tuple[int, int]) -> None:
+        hover = self.rect.collidepoint(mouse)
+        bg = (96, 66, 40) if hover or self.selected else (66, 44, 30)
+        pygame.draw.rect(surface, bg, self.rect, border_radius=8)
+        draw.die(surface, self.rect.center, 36, self.face)
+
+
+def _side_panel(scene: TableScene, surface: pygame.Surface) -> None:
+    tr, view = scene.tr, scene.view
+    assert view is not None
+    draw.panel(surface, SIDE)
+    x = SIDE.left + 16
+    y = SIDE.top + 12
+    draw.text(surface, tr("table.history"), (x, y), 28, theme.GOLD)
+    y += 38
+    from dudo_p2p.ui import words
+
+    lines = [words.action_line(tr, scene.names, a) for a in view.state.bids]
+    shown = lines[-9:]
+    if not shown:
+        draw.text(surface, "—", (x, y), 24, theme.DIM)
+    for i, line in enumerate(shown):
+        last = i == len(shown) - 1
+        draw.text(surface, line, (x, y), 24, theme.CREAM if last else theme.MUTED, shadow=False)
+        y += 28
+    y = SIDE.top + 320
+    pygame.draw.line(surface, theme.PANEL_EDGE, (x, y - 10), (SIDE.right - 16, y - 10), 1)
+    _prob_box(scene, surface, x, y)
+    y = SIDE.top + 440
+    pygame.draw.line(surface, theme.PANEL_EDGE, (x, y - 10), (SIDE.right - 16, y - 10), 1)
+    draw.text(surface, tr("table.messages"), (x, y), 28, theme.GOLD)
+    y += 36
+    for line in list(scene.messages)[-4:]:
+        y = draw.text_block(surface, line, pygame.Rect(x, y, SIDE.width - 32, 60), 21,
+                            theme.CREAM)
+    draw.text_block(surface, tr("table.keys"),
+                    pygame.Rect(x, SIDE.bottom - 66, SIDE.width - 32, 60), 19, theme.DIM)
+
+
+def _prob_box(scene: TableScene, surface: pygame.Surface, x: int, y: int) -> None:
+    tr, view = scene.tr, scene.view
+    assert view is not None
+    if not scene.show_prob:
+        draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.DIM)
+        return
+    bid = view.standing_bid
+    own = view.own_dice
+    if bid is None or own is None or scene.handover_seat is not None:
+        draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.DIM)
+        return
+    wild = view.state.wild
+    unseen = view.total_dice - len(own)
+    p = prob.chance_at_least(bid.count, bid.face, own, unseen, wild=wild)
+    expected = prob.expected_total(bid.face, own, unseen, wild=wild)
+    pct = round(p * 100)
+    color = theme.GREEN if pct >= 50 else theme.RED
+    draw.text(surface, tr("table.prob", p=pct), (x, y), 24, color)
+    bar = pygame.Rect(x, y + 30, SIDE.width - 32, 12)
+    pygame.draw.rect(surface, (30, 20, 14), bar, border_radius=6)
+    pygame.draw.rect(surface, color, (bar.left, bar.top, int(bar.width * p), bar.height),
+                     border_radius=6)
+    face_name = FACE_NAMES[tr.lang][bid.face]
+    draw.text_block(surface, tr("table.expected", x=f"{expected:.1f}", face=face_name),
+                    pygame.Rect(x, y + 52, SIDE.width - 32, 50), 21, theme.MUTED)
+
+
+def _toast(scene: TableScene, surface: pygame.Surface) -> None:
+    if scene.toast is None:
+        return
+    text, at = scene.toast
+    if scene.now - at > 5.0:
+        return
+    box = pygame.Rect(0, 0, 760, 44)
+    box.midtop = (CENTER[0], 62)
+    draw.panel(surface, box, (70, 24, 20), theme.RED, radius=10, alpha=235)
+    draw.text(surface, text, box.center, 24, theme.CREAM, anchor="center")
+
+
+def _handover(scene: TableScene, surface: pygame.Surface) -> None:
+    seat = scene.handover_seat
+    assert seat is not None
+    shade = pygame.Surface(surface.get_size(), pygame.SRCALPHA)
+    shade.fill((10, 6, 4, 235))
+    surface.blit(shade, (0, 0))
+    name = _name(scene, seat)
+    draw.cup(surface, (640, 330), 140, glow=True)
+    draw.text(surface, scene.tr("handover.title", name=name), (640, 420), 56, theme.GOLD,
+              anchor="center")
+    draw.text(surface, scene.tr("handover.hint", name=name), (640, 480), 28, theme.CREAM,
+              anchor="center")

@@ -1,0 +1,111 @@
+"""Turning session events and rules values into sentences, via the catalogue.
+
+Pure functions (no pygame) so they are tested on their own and every screen shows the same
+words for the same thing. Nothing here raises on an unknown key or reason: the player is told
+something plain, never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dudo_p2p.rules import (
+    FACE_NAMES,
+    Action,
+    Bid,
+    Calzo,
+    ChooseDirection,
+    ChoosePalifico,
+    DoubtClaim,
+    Dudo,
+    Matar,
+    Pasar,
+    Picado,
+    Raise,
+    RoundResult,
+)
+from dudo_p2p.session import (
+    CheatDetected,
+    Event,
+    Notice,
+    PlayerLeft,
+)
+from dudo_p2p.ui.i18n import CHEAT_KEYS, KIND_KEYS, LEFT_REASON_KEYS, PALIFICO_MODE_KEYS, Tr
+
+
+def seat_name(names: Sequence[str], seat: int | None) -> str:
+    """The display name of ``seat`` (a fallback "#n" if the table did not name it)."""
+    if seat is None:
+        return "?"
+    return names[seat] if 0 <= seat < len(names) else f"#{seat + 1}"
+
+
+def action_line(tr: Tr, names: Sequence[str], action: Action) -> str:
+    """One line of the bid history: "Ana: cuatro quinas", "Bruno: ¡Dudo!"."""
+    seat = getattr(action, "seat", None)
+    name = seat_name(names, seat)
+    match action:
+        case Raise(bid=bid):
+            return tr("history.raise", name=name, bid=bid.spoken(tr.lang))
+        case Picado(bid=bid):
+            return tr("history.picado", name=name, bid=bid.spoken(tr.lang))
+        case Dudo():
+            return tr("history.dudo", name=name)
+        case Calzo():
+            return tr("history.calzo", name=name)
+        case Matar():
+            return tr("history.matar", name=name)
+        case Pasar():
+            return tr("history.pasar", name=name)
+        case DoubtClaim():
+            return tr("history.doubt_claim", name=name)
+        case ChooseDirection(clockwise=cw):
+            return tr("history.direction_cw" if cw else "history.direction_ccw", name=name)
+        case ChoosePalifico(mode=mode):
+            mode_text = tr(PALIFICO_MODE_KEYS.get(mode, "palifico.normal"))
+            return tr("history.palifico", name=name, mode=mode_text)
+    return name
+
+
+def event_line(tr: Tr, names: Sequence[str], event: Event) -> str | None:
+    """A plain sentence for the events a player must be told about (leaving, cheating,
+    notices); None for events the table shows in other ways (bids, rounds, timers)."""
+    match event:
+        case PlayerLeft(seat=seat, reason=reason):
+            return tr(LEFT_REASON_KEYS.get(reason, "left.other"), name=seat_name(names, seat))
+        case CheatDetected(seat=seat, what=what):
+            return tr(CHEAT_KEYS.get(what, "cheat.other"), name=seat_name(names, seat))
+        case Notice(key=key, args=args):
+            if tr.has(key):
+                return tr(key, **{f"a{i}": a for i, a in enumerate(args)})
+            return tr("notice.unknown", key=" ".join((key, *args)))
+    return None
+
+
+def result_lines(tr: Tr, names: Sequence[str], result: RoundResult) -> list[str]:
+    """The reveal's sentences: who called what, how many there were, who lost or regained."""
+    lang = tr.lang
+    bid = result.bid.spoken(lang) if result.bid is not None else ""
+    lines = [
+        tr(KIND_KEYS.get(result.kind, "reveal.kind.dudo"), caller=seat_name(names, result.caller),
+           target=seat_name(names, result.target), bid=bid)
+    ]
+    if result.kind in ("dudo", "calzo", "matar") and result.bid is not None:
+        face = result.bid.face
+        held = (Bid(result.held, face).spoken(lang) if result.held > 0
+                else f"0 {FACE_NAMES[lang][face]}")
+        lines.append(tr("reveal.held", n=held))
+    for seat, n in result.losses.items():
+        key = "reveal.loses_one" if n == 1 else "reveal.loses_many"
+        lines.append(tr(key, name=seat_name(names, seat), n=n))
+    for seat in result.gains:
+        lines.append(tr("reveal.gains", name=seat_name(names, seat)))
+    for seat, delta in result.banked.items():
+        if delta > 0:
+            lines.append(tr("reveal.banked", name=seat_name(names, seat)))
+    for seat, fired in result.shots:
+        key = "reveal.shot_fired" if fired else "reveal.shot_empty"
+        lines.append(tr(key, name=seat_name(names, seat)))
+    for seat in result.eliminated:
+        lines.append(tr("reveal.eliminated", name=seat_name(names, seat)))
+    return lines
