@@ -1,0 +1,634 @@
+"""The live table: ``receive(frame, now) -> effects``, ``submit``, ``tick``. No I/O, no clock.
+
+A :class:`TableMachine` is one seat's consensus state machine. It wraps the deterministic
+:class:`~dudo_p2p.consensus.replica.Replica` with what only a live peer needs:
+
+- **Agreement.** Every entry a peer accepts from another author is relayed to everyone in an
+  ``ack``. An ``act`` is chained only when every live seat has acked it (its author's own
+  message counts as its ack), so the next action always builds on an action the whole table
+  holds, and keys are revealed only after the call is agreed by all. Concurrent entries
+  (commit, nonce, reveal, result-sign) are chained when the phase is complete.
+- **Equivocation.** Two valid entries signed by one author for one slot (epoch, kind, seq)
+  are a proof; the machine broadcasts it and votes to remove the author.
+- **Racing calls (V5).** When the acks for one slot show two different candidates, every
+  peer switches its ack to the same winner: a ¡Calzo! beats a raise; between calls, the seat
+  nearest after the bidder in the direction of play wins. A seat acks a loser only if it saw
+  it first, so a loser can never gather every ack once any seat acked the winner.
+- **Liveness.** Heartbeats every second; a seat the log waits for past the step timeout (or
+  past the human turn timer plus a grace), or one silent past the silence timeout, gets our
+  signed ``vote``; a strict majority of the other live seats removes it, voiding the epoch.
+- **Catch-up.** A heartbeat showing a longer log triggers a ``sync-request``; replies carry
+  chain items, each checked like a live entry (removals carry their votes).
+
+Effects are values the node carries out in order: :class:`Persist` (write to the journal
+durably *before* the sends that follow it), :class:`Send`, :class:`Emit` (a session event)
+and :class:`Log` (a rejection worth telling the operator). Nothing from the wire raises out
+of :meth:`TableMachine.receive`: bad input becomes a ``Log`` effect and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from dudo_p2p.consensus import events as ev
+from dudo_p2p.consensus.actions_wire import action_fields
+from dudo_p2p.consensus.replica import (
+    ChainItem,
+    EpochPhase,
+    NotYet,
+    Replica,
+    Seating,
+    Stale,
+)
+from dudo_p2p.consensus.secrets import EpochSecrets, RandomBytes
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.errors import (
+    CommitmentMismatch,
+    DecodeError,
+    DecryptError,
+    IllegalAction,
+    RemoteProtocolError,
+)
+from dudo_p2p.protocol.codec import decode, encode
+from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
+from dudo_p2p.protocol.kinds import (
+    Ack,
+    Act,
+    Bye,
+    Commit,
+    Heartbeat,
+    Nonce,
+    Proof,
+    ResultSign,
+    SyncReply,
+    SyncRequest,
+    Vote,
+)
+from dudo_p2p.protocol.messages import Message
+from dudo_p2p.rules import PlayerAction, SeatView
+
+MAX_BUFFERED = 512
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Protocol timers in seconds (protocol.md §4.6)."""
+
+    heartbeat: float = 1.0
+    step: float = 5.0  # a commitment, nonce, reveal, result signature or ack we wait for
+    silence: float = 6.0  # no message at all from a live seat
+    turn_grace: float = 5.0  # past the human turn timer (the seat's own bot should have played)
+
+
+@dataclass(frozen=True)
+class Send:
+    """Send ``frame`` to seat ``to`` (None: to every other seat)."""
+
+    frame: bytes
+    to: int | None = None
+
+
+@dataclass(frozen=True)
+class Persist:
+    """Write ``record`` to the journal durably before carrying out the effects after it."""
+
+    record: bytes
+
+
+@dataclass(frozen=True)
+class Emit:
+    event: ev.Event
+
+
+@dataclass(frozen=True)
+class Log:
+    level: str
+    text: str
+
+
+Effect = Send | Persist | Emit | Log
+
+
+@dataclass
+class _ActSlot:
+    """Candidates for the next act of the epoch (one slot = one seq)."""
+
+    candidates: dict[bytes, Envelope] = field(default_factory=dict)
+    acks: dict[bytes, set[int]] = field(default_factory=dict)
+    mine: bytes | None = None
+
+
+class TableMachine:
+    """One seat's live consensus. See the module docstring for the protocol it runs."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        seating: Seating,
+        rng: RandomBytes,
+        now: float,
+        *,
+        timeouts: Timeouts = Timeouts(),
+    ) -> None:
+        me = seating.seat_of(identity.public_key)
+        if me is None:
+            raise IllegalAction("this identity has no seat at the table")
+        self.identity = identity
+        self.seating = seating
+        self.seat = me
+        self.rng = rng
+        self.timeouts = timeouts
+        self.replica = Replica(seating)
+        self._open: Callable[[bytes], Envelope] = self._open_entry
+        self.secrets: EpochSecrets | None = None
+        self.slots: dict[tuple[bytes, int, str, int], bytes] = {}
+        self.seen: set[bytes] = set()
+        self.act_slot = _ActSlot()
+        self.buffer: list[Envelope] = []
+        self.sent: set[tuple[int, str]] = set()
+        self.votes: dict[tuple[int, int], dict[int, bytes]] = {}
+        self.certificates: dict[tuple[int, int], list[bytes]] = {}
+        self.proofs: list[tuple[bytes, bytes]] = []
+        self.expelled: set[int] = set()
+        self.last_heard = {s: now for s in range(seating.n)}
+        self.progress_at = now
+        self.next_heartbeat = now
+        self.removed_me = False
+        self.peer_lengths: dict[int, int] = {}
+        self.sync_asked_at = -1e9
+        self._by_digest: dict[bytes, bytes] = {}
+        self._out: list[Effect] = [Emit(ev.GameStarted(seating.names, seating.rules))]
+
+    # ---- public API ---------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.replica.phase is EpochPhase.OVER or self.removed_me
+
+    def view(self) -> SeatView:
+        """Our seat's view: public state plus the dice our secrets let us see."""
+        own: tuple[int, ...] | None = None
+        others: dict[int, tuple[int, ...]] = {}
+        if self.secrets is not None and self.replica.phase is EpochPhase.BIDDING:
+            own, others = self.secrets.visible_dice(self.replica, self.seat)
+        return self.replica.engine.view(self.seat, own, others=others)
+
+    def legal_actions(self) -> list[PlayerAction]:
+        """What our seat may submit now ([] while the table has not agreed the last act)."""
+        if not self._may_submit():
+            return []
+        return [a for a in self.replica.engine.legal_actions(self.seat) if _is_player(a)]  # type: ignore[misc]
+
+    def submit(self, action: PlayerAction, now: float) -> list[Effect]:
+        """Sign and send our action. Raises IllegalAction (nothing changes) when not legal."""
+        if not self._may_submit():
+            raise IllegalAction("wait: the table has not agreed on the last action yet")
+        if getattr(action, "seat", None) != self.seat:
+            raise IllegalAction("an action for another seat")
+        why = self.replica.engine.why_illegal(action)
+        if why is not None:
+            raise IllegalAction(why)
+        kind, count, face, option = action_fields(action)
+        body = Act(self.replica.head, kind, count, face, option)
+        env = self._seal(self.replica.epoch.acts, body)
+        self._out.append(Persist(encode(["own", env.to_bytes()])))
+        self._out.append(Send(env.to_bytes()))
+        self._consider(env, now)
+        return self._flush(now)
+
+    def receive(self, frame: bytes, now: float) -> list[Effect]:
+        """Handle one frame from the wire; bad input becomes a Log effect, never an exception."""
+        try:
+            env = open_envelope(
+                frame, expect_game=self.seating.game_id, known_authors=self.seating.pubs
+            )
+        except RemoteProtocolError as exc:
+            self._out.append(Log("warning", f"rejected frame: {type(exc).__name__}: {exc}"))
+            return self._flush(now)
+        author = self.seating.seat_of(env.author)
+        assert author is not None  # known_authors guarantees it
+        if author == self.seat:
+            return self._flush(now)  # our own message relayed back
+        self.last_heard[author] = now
+        try:
+            self._dispatch(author, env, now)
+        except RemoteProtocolError as exc:
+            self._out.append(Log("warning", f"rejected {env.kind} from seat {author}: {exc}"))
+        return self._flush(now)
+
+    def tick(self, now: float) -> list[Effect]:
+        """Timers: heartbeats, suspicion votes. Call at least a few times a second."""
+        if now >= self.next_heartbeat:
+            self.next_heartbeat = now + self.timeouts.heartbeat
+            body = Heartbeat(self.replica.head, len(self.replica.chain))
+            self._out.append(Send(self._seal(0, body).to_bytes()))
+        if not self.over:
+            self._suspect(now)
+        return self._flush(now)
+
+    def start(self, now: float) -> list[Effect]:
+        """First effects after construction (our epoch-0 commitment)."""
+        self._advance(now)
+        return self._flush(now)
+
+    def leave(self, now: float) -> list[Effect]:
+        """Tell the table we leave for good."""
+        self._out.append(Send(self._seal(0, Bye("quit")).to_bytes()))
+        return self._flush(now)
+
+    # ---- receiving ----------------------------------------------------------------------
+
+    def _open_entry(self, data: bytes) -> Envelope:
+        return open_envelope(
+            data, expect_game=self.seating.game_id, known_authors=self.seating.pubs
+        )
+
+    def _dispatch(self, author: int, env: Envelope, now: float) -> None:
+        body = env.body
+        match body:
+            case Ack(entry=entry):
+                inner = self._open(entry)
+                inner_author = self.seating.seat_of(inner.author)
+                if inner_author is not None and inner_author != self.seat:
+                    self._consider(inner, now)
+                if isinstance(inner.body, Act) and inner.round_no == self.replica.epoch.number:
+                    self._record_ack(inner, author)
+                    self._settle_race()
+                    self._try_finalize(now)
+            case Vote():
+                self._take_vote(author, env, now)
+            case Proof(first=first, second=second):
+                self._take_proof(first, second, now)
+            case Heartbeat(length=length):
+                self.peer_lengths[author] = length
+                if length > len(self.replica.chain):
+                    self._ask_sync(author, now)
+            case SyncRequest(have=have):
+                self._answer_sync(author, have)
+            case SyncReply(entries=entries):
+                self._take_sync(entries, now)
+            case Bye():
+                self._vote(author, "quit", now)
+            case _:
+                self._consider(env, now)
+
+    def _consider(self, env: Envelope, now: float) -> None:
+        """Check a log entry (ours or a peer's) and take it into the log if it fits."""
+        digest = env.digest()
+        if digest in self.seen:
+            return
+        author = self.seating.seat_of(env.author)
+        if author is None:
+            raise RemoteProtocolError("entry by an unknown author")
+        slot = (env.author, env.round_no, env.kind, env.seq)
+        other = self.slots.get(slot)
+        if other is not None and other != digest:
+            self._equivocation(author, env, now)
+            return
+        if author in self.expelled:
+            return
+        try:
+            if isinstance(env.body, Act):
+                self.replica.check_act(env)
+            else:
+                self.replica.check_concurrent(env)
+        except NotYet:
+            if len(self.buffer) < MAX_BUFFERED:
+                self.buffer.append(env)
+            return
+        except Stale:
+            return
+        except CommitmentMismatch as exc:
+            self._cheat(author, "bad-reveal", str(exc), now)
+            return
+        self.slots[slot] = digest
+        self.seen.add(digest)
+        self._remember(env)
+        if author != self.seat:
+            self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
+        if isinstance(env.body, Act):
+            self._candidate(env, author, now)
+        else:
+            if isinstance(env.body, Commit) and author != self.seat and self.secrets is not None:
+                try:
+                    self.secrets.take_sealed(
+                        self.replica, self.seat, author, env.body, self.identity
+                    )
+                except DecryptError as exc:
+                    self._out.append(Log("warning", f"seat {author} sealed a bad share: {exc}"))
+            self._after_concurrent(env, now)
+
+    def _remember(self, env: Envelope) -> None:
+        """Keep every accepted envelope: the first half of a later equivocation proof."""
+        self._by_digest[env.digest()] = env.to_bytes()
+
+    # ---- acts: candidates, acks, racing calls -----------------------------------------------
+
+    def _candidate(self, env: Envelope, author: int, now: float) -> None:
+        slot = self.act_slot
+        digest = env.digest()
+        slot.candidates[digest] = env
+        slot.acks.setdefault(digest, set()).add(author)
+        if slot.mine is None:
+            slot.mine = digest
+            slot.acks[digest].add(self.seat)
+        self._settle_race()
+        self._try_finalize(now)
+
+    def _record_ack(self, inner: Envelope, acker: int) -> None:
+        if inner.seq != self.replica.epoch.acts:
+            return
+        self.act_slot.acks.setdefault(inner.digest(), set()).add(acker)
+
+    def _priority(self, env: Envelope) -> tuple[int, int, bytes]:
+        """Lower wins a race: a call beats a raise, then the seat nearest after the bidder."""
+        author = self.seating.seat_of(env.author)
+        assert author is not None
+        assert isinstance(env.body, Act)
+        engine = self.replica.engine
+        bidder = engine.standing_bidder if engine.standing_bidder is not None else author
+        n = self.seating.n
+        step = 1 if engine.clockwise else -1
+        distance = next(d for d in range(1, n + 1) if (bidder + step * d) % n == author % n)
+        return (0 if env.body.kind == "calzo" else 1, distance, env.digest())
+
+    def _settle_race(self) -> None:
+        slot = self.act_slot
+        acked = [d for d, seats in slot.acks.items() if seats and d in slot.candidates]
+        if len(acked) < 2 or slot.mine is None:
+            return
+        best = min(acked, key=lambda d: self._priority(slot.candidates[d]))
+        if best != slot.mine:
+            slot.mine = best
+            slot.acks[best].add(self.seat)
+            env = slot.candidates[best]
+            if self.seating.seat_of(env.author) != self.seat:
+                self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
+
+    def _try_finalize(self, now: float) -> None:
+        slot = self.act_slot
+        parts = set(self.replica.epoch.participants)
+        for digest, seats in slot.acks.items():
+            env = slot.candidates.get(digest)
+            if env is None or not parts <= seats:
+                continue
+            action = self.replica.chain_act(env)
+            self._chained(now)
+            self._out.append(Emit(ev.ActionTaken(action)))
+            self._turn_event(now)
+            self._advance(now)
+            return
+
+    def _may_submit(self) -> bool:
+        phase = self.replica.phase
+        return (
+            not self.over
+            and phase in (EpochPhase.SETUP, EpochPhase.BIDDING)
+            and self.act_slot.mine is None
+            and (self.secrets is not None or phase is EpochPhase.SETUP)
+        )
+
+    # ---- concurrent phases and our automatic steps -----------------------------------------
+
+    def _after_concurrent(self, env: Envelope, now: float) -> None:
+        before = self.replica.epoch.number, self.replica.phase
+        completed = self.replica.add_concurrent(env)
+        if completed:
+            self._chained(now)
+            self._phase_events(before, now)
+            self._advance(now)
+
+    def _phase_events(self, before: tuple[int, EpochPhase], now: float) -> None:
+        _, phase = before
+        rep = self.replica
+        if phase is EpochPhase.NONCE and rep.phase is EpochPhase.BIDDING:
+            info = rep.engine.palifico_round
+            self._out.append(
+                Emit(
+                    ev.RoundStarted(
+                        rep.epoch.number,
+                        rep.engine.to_act,
+                        rep.engine.dice_counts,
+                        info.seat if info is not None else None,
+                    )
+                )
+            )
+            self._turn_event(now)
+        if phase is EpochPhase.REVEAL and rep.engine.results:
+            self._out.append(Emit(ev.RoundResolved(rep.engine.results[-1])))
+        if rep.phase is EpochPhase.OVER and rep.engine.winner is not None:
+            self._out.append(Emit(ev.GameOver(rep.engine.winner)))
+
+    def _turn_event(self, now: float) -> None:
+        to_act = self.replica.engine.to_act
+        if to_act is None or self.replica.phase not in (EpochPhase.SETUP, EpochPhase.BIDDING):
+            return
+        timer = self.seating.turn_timer_ms / 1000
+        self._out.append(Emit(ev.TurnTimer(to_act, now + timer if timer > 0 else None)))
+
+    def _advance(self, now: float) -> None:
+        """Send what our seat owes the current phase, once."""
+        rep = self.replica
+        ep = rep.epoch
+        if self.seat not in ep.participants or rep.phase is EpochPhase.OVER:
+            return
+        key = (ep.number, rep.phase.value)
+        if key in self.sent:
+            return
+        body: Message
+        match rep.phase:
+            case EpochPhase.COMMIT:
+                if self.secrets is None or self.secrets.epoch != ep.number:
+                    self.secrets = EpochSecrets.draw(ep.number, rep, self.seat, self.rng)
+                    self._out.append(Persist(encode(["secrets", self.secrets.to_record()])))
+                body = self.secrets.commit_body(rep, self.seat, self.identity)
+            case EpochPhase.NONCE:
+                assert self.secrets is not None
+                body = Nonce(rep.head, self.secrets.nonce)
+            case EpochPhase.REVEAL:
+                assert self.secrets is not None
+                body = self.secrets.reveal_body(rep)
+            case EpochPhase.SIGN:
+                body = ResultSign(rep.head)
+            case _:
+                return
+        self.sent.add(key)
+        env = self._seal(0, body)
+        self._out.append(Send(env.to_bytes()))
+        self._consider(env, now)
+
+    def _chained(self, now: float) -> None:
+        """The head moved: reset per-slot state, retry what we buffered."""
+        self.progress_at = now
+        self.act_slot = _ActSlot()
+        pending, self.buffer = self.buffer, []
+        for env in pending:
+            self.seen.discard(env.digest())
+            try:
+                self._consider(env, now)
+            except RemoteProtocolError as exc:
+                self._out.append(Log("warning", f"dropped buffered {env.kind}: {exc}"))
+
+    # ---- faults: equivocation, bad reveals, suspicion, removal -----------------------------
+
+    def _equivocation(self, author: int, env: Envelope, now: float) -> None:
+        slot = (env.author, env.round_no, env.kind, env.seq)
+        first = self._by_digest.get(self.slots[slot])
+        if first is None:
+            return
+        self._take_proof(first, env.to_bytes(), now, verified=True)
+
+    def _take_proof(self, first: bytes, second: bytes, now: float, verified: bool = False) -> None:
+        a, b = self._open(first), self._open(second)
+        same_slot = (a.author, a.round_no, a.kind, a.seq) == (b.author, b.round_no, b.kind, b.seq)
+        if not same_slot or a.digest() == b.digest() or a.kind in ("ack", "heartbeat", "vote"):
+            raise RemoteProtocolError("not a proof of equivocation")
+        seat = self.seating.seat_of(a.author)
+        assert seat is not None
+        if seat in self.expelled:
+            return
+        self.expelled.add(seat)
+        self.proofs.append((first, second))
+        self._out.append(Send(self._seal(0, Proof(first, second)).to_bytes()))
+        self._cheat(seat, "equivocation", f"two {a.kind} entries for one slot", now)
+
+    def _cheat(self, seat: int, what: str, detail: str, now: float) -> None:
+        self._out.append(Emit(ev.CheatDetected(seat, what, detail)))
+        self._out.append(Log("warning", f"seat {seat} caught: {what}: {detail}"))
+        self.expelled.add(seat)
+        self._vote(seat, what, now)
+
+    def _suspect(self, now: float) -> None:
+        rep = self.replica
+        limit = self.timeouts.step
+        waiting = set(rep.waiting_for())
+        if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING):
+            acked = self.act_slot.acks.get(self.act_slot.mine or b"", set())
+            if self.act_slot.mine is not None:
+                waiting = set(rep.epoch.participants) - acked
+            elif self.seating.turn_timer_ms > 0:
+                limit = self.seating.turn_timer_ms / 1000 + self.timeouts.turn_grace
+            else:
+                waiting = set()  # a human may think as long as they like
+        for seat in waiting:
+            if seat != self.seat and now - self.progress_at > limit:
+                self._vote(seat, "timeout", now)
+        for seat in rep.epoch.participants:
+            if seat != self.seat and now - self.last_heard[seat] > self.timeouts.silence:
+                self._vote(seat, "silent", now)
+        for seat in self.expelled & set(rep.epoch.participants):
+            self._vote(seat, "expelled", now)
+
+    def _vote(self, target: int, reason: str, now: float) -> None:
+        epoch = self.replica.epoch.number
+        if target not in self.replica.epoch.participants or target == self.seat:
+            return
+        box = self.votes.setdefault((epoch, target), {})
+        if self.seat in box:
+            return
+        env = self._seal(0, Vote(self.seating.pubs[target], reason[:16]))
+        box[self.seat] = env.to_bytes()
+        self._out.append(Send(env.to_bytes()))
+        self._maybe_remove(epoch, target, now)
+
+    def _take_vote(self, voter: int, env: Envelope, now: float) -> None:
+        assert isinstance(env.body, Vote)
+        target = self.seating.seat_of(env.body.target)
+        if target is None or env.round_no != self.replica.epoch.number:
+            return
+        if target == self.seat:
+            self._out.append(Log("info", f"seat {voter} votes to remove us: {env.body.reason}"))
+        self.votes.setdefault((env.round_no, target), {})[voter] = env.to_bytes()
+        self._maybe_remove(env.round_no, target, now)
+
+    def _maybe_remove(self, epoch: int, target: int, now: float) -> None:
+        parts = self.replica.epoch.participants
+        voters = {v for v in self.votes.get((epoch, target), {}) if v in parts and v != target}
+        others = len(parts) - 1
+        if len(voters) * 2 <= others:
+            return
+        reasons = [self._open(b).body for b in self.votes[(epoch, target)].values()]
+        reason = next((r.reason for r in reasons if isinstance(r, Vote)), "removed")
+        cert = [self.votes[(epoch, target)][v] for v in sorted(voters)]
+        self.certificates[(epoch, target)] = cert
+        self.replica.remove(target, reason)
+        self._out.append(Persist(encode(["removal", epoch, target, reason, cert])))
+        self._out.append(Emit(ev.PlayerLeft(target, reason)))
+        if target == self.seat:
+            self.removed_me = True
+        self._chained(now)
+        self.sent = {k for k in self.sent if k[0] != epoch}
+        self.secrets = None
+        if self.replica.phase is EpochPhase.OVER and self.replica.engine.winner is not None:
+            self._out.append(Emit(ev.GameOver(self.replica.engine.winner)))
+        self._turn_event(now)
+        self._advance(now)
+
+    # ---- catch-up ------------------------------------------------------------------------------
+
+    def _ask_sync(self, peer: int, now: float) -> None:
+        if now - self.sync_asked_at < self.timeouts.heartbeat:
+            return
+        self.sync_asked_at = now
+        req = SyncRequest(len(self.replica.chain))
+        self._out.append(Send(self._seal(0, req).to_bytes(), to=peer))
+
+    def _answer_sync(self, peer: int, have: int) -> None:
+        chain = self.replica.chain
+        if have >= len(chain):
+            return
+        end = min(len(chain), have + 32)
+        items = [self._item_bytes(item) for item in chain[have:end]]
+        reply = SyncReply(have, tuple(items), end < len(chain))
+        self._out.append(Send(self._seal(0, reply).to_bytes(), to=peer))
+
+    def _item_bytes(self, item: ChainItem) -> bytes:
+        if item.removed_seat is None:
+            return item.data
+        cert = self.certificates.get((item.epoch, item.removed_seat), [])
+        return encode(["removal", item.epoch, item.removed_seat, item.reason, cert])
+
+    def _take_sync(self, entries: tuple[bytes, ...], now: float) -> None:
+        for data in entries:
+            try:
+                decoded = decode(data)
+            except DecodeError:
+                decoded = None
+            if isinstance(decoded, list) and len(decoded) == 5 and decoded[0] == "removal":
+                cert = decoded[4]
+                for vote_bytes in cert if isinstance(cert, list) else []:
+                    if not isinstance(vote_bytes, bytes):
+                        raise DecodeError("a removal certificate holds vote envelopes")
+                    vote = self._open(vote_bytes)
+                    voter = self.seating.seat_of(vote.author)
+                    if isinstance(vote.body, Vote) and voter is not None:
+                        self._take_vote(voter, vote, now)
+                continue
+            env = self._open(data)
+            if isinstance(env.body, Act):
+                try:
+                    self.replica.chain_act(env)
+                except (NotYet, Stale):
+                    continue
+                self._chained(now)
+                self._advance(now)
+            else:
+                self._consider(env, now)
+
+    # ---- helpers -------------------------------------------------------------------------------
+
+    def _seal(self, seq: int, body: Message) -> Envelope:
+        return seal_envelope(
+            self.identity, self.seating.game_id, self.replica.epoch.number, seq, body
+        )
+
+    def _flush(self, now: float) -> list[Effect]:
+        out, self._out = self._out, []
+        return out
+
+
+def _is_player(action: object) -> bool:
+    return hasattr(action, "seat") and type(action).__name__ != "Remove"
+
+

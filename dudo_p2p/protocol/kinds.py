@@ -1,0 +1,222 @@
+"""The message kinds of dudo-p2p version 1: one frozen dataclass per kind.
+
+Every message travels inside a signed :mod:`~dudo_p2p.protocol.envelope` that binds it to the
+game id, the epoch (``round_no``), a sequence number and its author. protocol.md §4 lists each
+kind with its fields and who may send it when; this module is the source of truth for the
+field names and types. Every field carries its constraint (exact sizes of hashes and
+keys, maximum lengths), so a message with a 31-byte hash is refused while decoding and
+never reaches state.
+
+Kinds in the table log (signed by their author, chained by ``prev``):
+``genesis``, ``genesis-sign``, ``act``, ``commit``, ``nonce``, ``reveal``, ``result-sign``.
+Kinds that travel but are not log entries: ``hello``, ``welcome``, ``ack``, ``vote``,
+``proof``, ``heartbeat``, ``sync-request``, ``sync-reply``, ``bye``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from dudo_p2p.protocol.messages import MaxLen, Message, Range, Size, message
+
+HASH_LEN = 32
+KEY_LEN = 32
+SECRET_LEN = 32
+GAME_ID_LEN = 16
+MAX_SEATS = 6
+# A sync reply is cut in chunks so that one frame stays under the 64 KiB limit.
+SYNC_CHUNK = 40
+
+Hash = Annotated[bytes, Size(HASH_LEN)]
+Key = Annotated[bytes, Size(KEY_LEN)]
+Secret = Annotated[bytes, Size(SECRET_LEN)]
+Name = Annotated[str, MaxLen(32)]
+Word = Annotated[str, MaxLen(16)]
+Port = Annotated[int, Range(0, 65535)]
+
+
+# ---- lobby (before the game has a log) -------------------------------------------------------
+
+
+@message("hello")
+@dataclass(frozen=True)
+class Hello(Message):
+    """A peer asks to sit at ``table``; ``host``/``port`` is where its link can be reached."""
+
+    table: Word
+    name: Name
+    x25519: Key
+    host: Annotated[str, MaxLen(64)]
+    port: Port
+
+
+@message("welcome")
+@dataclass(frozen=True)
+class Welcome(Message):
+    """The host's answer to a hello: the seats so far (or ``refused`` with a reason)."""
+
+    table: Word
+    game_id: Annotated[bytes, Size(GAME_ID_LEN)]
+    names: Annotated[tuple[Name, ...], MaxLen(MAX_SEATS)]
+    seats_total: Annotated[int, Range(2, MAX_SEATS)]
+    refused: Annotated[str, MaxLen(64)]
+
+
+@message("genesis")
+@dataclass(frozen=True)
+class Genesis(Message):
+    """The host's proposal of the game: seating order, rule set, turn timer, addresses.
+
+    Seat i is ``pubs[i]`` (Ed25519), ``x25519s[i]``, ``names[i]``, reachable at
+    ``hosts[i]:ports[i]``. The game starts when every seat has signed it (``genesis-sign``).
+    """
+
+    table: Word
+    rules: dict[str, int | bool | str]
+    turn_timer_ms: Annotated[int, Range(0, 3_600_000)]
+    pubs: Annotated[tuple[Key, ...], MaxLen(MAX_SEATS)]
+    x25519s: Annotated[tuple[Key, ...], MaxLen(MAX_SEATS)]
+    names: Annotated[tuple[Name, ...], MaxLen(MAX_SEATS)]
+    hosts: Annotated[tuple[Annotated[str, MaxLen(64)], ...], MaxLen(MAX_SEATS)]
+    ports: Annotated[tuple[Port, ...], MaxLen(MAX_SEATS)]
+
+
+@message("genesis-sign")
+@dataclass(frozen=True)
+class GenesisSign(Message):
+    """A seat's signature on the genesis: ``digest`` is the genesis envelope's digest."""
+
+    digest: Hash
+
+
+# ---- log entries of an epoch -----------------------------------------------------------------
+
+
+@message("act")
+@dataclass(frozen=True)
+class Act(Message):
+    """A player action on top of the log head ``prev``.
+
+    ``kind`` is one of raise, dudo, calzo, matar, pasar, picado, doubt-claim, direction,
+    palifico; ``count``/``face`` carry a bid (0 when unused); ``option`` carries the choice
+    of direction ("cw"/"ccw") or palifico mode.
+    """
+
+    prev: Hash
+    kind: Word
+    count: Annotated[int, Range(0, 99)]
+    face: Annotated[int, Range(0, 6)]
+    option: Word
+
+
+@message("commit")
+@dataclass(frozen=True)
+class Commit(Message):
+    """Commitments of one seat for the epoch, made before the round seed exists.
+
+    ``key_c`` commits to the dice key, ``nonce_c`` to the public nonce. In an open palifico
+    round ``share_cs[j]`` commits to the share this seat deals for seat j's dice key and
+    ``sealed[j]`` carries it sealed to every other seat but j, concatenated in seat order
+    (empty bytes for itself and for seats out of the game; both tuples empty otherwise).
+    ``prev`` is the epoch's anchor.
+    """
+
+    prev: Hash
+    key_c: Hash
+    nonce_c: Hash
+    share_cs: Annotated[tuple[Annotated[bytes, MaxLen(HASH_LEN)], ...], MaxLen(MAX_SEATS)]
+    sealed: Annotated[tuple[Annotated[bytes, MaxLen(60 * MAX_SEATS)], ...], MaxLen(MAX_SEATS)]
+
+
+@message("nonce")
+@dataclass(frozen=True)
+class Nonce(Message):
+    """The opening of ``nonce_c``, sent once every commitment is in; ``prev`` is the digest of
+    the complete commitment set."""
+
+    prev: Hash
+    nonce: Secret
+
+
+@message("reveal")
+@dataclass(frozen=True)
+class Reveal(Message):
+    """The opening of the dice key and of the dealt shares (open palifico), after the call."""
+
+    prev: Hash
+    key: Secret
+    shares: Annotated[tuple[Annotated[bytes, MaxLen(SECRET_LEN)], ...], MaxLen(MAX_SEATS)]
+
+
+@message("result-sign")
+@dataclass(frozen=True)
+class ResultSign(Message):
+    """A seat's signature on the epoch's outcome: ``prev`` is the head after every reveal."""
+
+    prev: Hash
+
+
+# ---- transient messages ----------------------------------------------------------------------
+
+
+@message("ack")
+@dataclass(frozen=True)
+class Ack(Message):
+    """"I accepted this entry": ``entry`` is the whole signed envelope, relayed to everyone."""
+
+    entry: Annotated[bytes, MaxLen(8192)]
+
+
+@message("vote")
+@dataclass(frozen=True)
+class Vote(Message):
+    """A signed vote to remove ``target`` (a seat's public key) in this epoch, with a reason
+    (timeout, equivocation, bad-reveal, withheld)."""
+
+    target: Key
+    reason: Word
+
+
+@message("proof")
+@dataclass(frozen=True)
+class Proof(Message):
+    """Two envelopes signed by one author for one slot: equivocation, checkable by anyone."""
+
+    first: Annotated[bytes, MaxLen(8192)]
+    second: Annotated[bytes, MaxLen(8192)]
+
+
+@message("heartbeat")
+@dataclass(frozen=True)
+class Heartbeat(Message):
+    """I am alive; my log has ``length`` entries ending in ``head``."""
+
+    head: Hash
+    length: Annotated[int, Range(0, 1_000_000)]
+
+
+@message("sync-request")
+@dataclass(frozen=True)
+class SyncRequest(Message):
+    """Send me the log from entry ``have`` on (and the open epoch's entries)."""
+
+    have: Annotated[int, Range(0, 1_000_000)]
+
+
+@message("sync-reply")
+@dataclass(frozen=True)
+class SyncReply(Message):
+    """A chunk of a peer's log from index ``start``; ``more`` when another chunk follows."""
+
+    start: Annotated[int, Range(0, 1_000_000)]
+    entries: Annotated[tuple[Annotated[bytes, MaxLen(8192)], ...], MaxLen(SYNC_CHUNK)]
+    more: bool
+
+
+@message("bye")
+@dataclass(frozen=True)
+class Bye(Message):
+    """I am leaving the table for good (a forfeit of my seat)."""
+
+    reason: Word

@@ -1,0 +1,54 @@
+"""The session API: one seat's window on a game, whatever runs it (in-process or peer-to-peer).
+
+Contract:
+
+- ``view()`` is the seat's :class:`~dudo_p2p.rules.SeatView`: the public state plus the dice
+  this seat may see (its own, or others' in an open palifico round). Never more.
+- ``legal_actions()`` lists what the seat may do now (empty when it is not its turn).
+- ``submit(action)`` hands an action to the table; it raises
+  :class:`~dudo_p2p.errors.IllegalAction` (and nothing changes) when the action is not legal now.
+  A legal action becomes an :class:`~dudo_p2p.session.events.ActionTaken` event once the table
+  has agreed on it.
+- ``poll_events()`` never blocks; ``wait(timeout)`` blocks at most ``timeout`` seconds or until
+  something happened, so a UI loop can sleep in it when nothing moves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from dudo_p2p.rules import Action, SeatView
+from dudo_p2p.session.events import Event
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    """Who sits in a seat: a display name and the short fingerprint of their key."""
+
+    seat: int
+    name: str
+    fingerprint: str
+    is_bot: bool = False
+    connected: bool = True
+
+
+class Session(Protocol):
+    """One seat's handle on a game. See the module docstring for the contract."""
+
+    @property
+    def seat(self) -> int: ...
+
+    def view(self) -> SeatView: ...
+
+    def legal_actions(self) -> list[Action]: ...
+
+    def submit(self, action: Action) -> None: ...
+
+    def poll_events(self) -> list[Event]: ...
+
+    def wait(self, timeout: float) -> None: ...
+
+    def players(self) -> tuple[PlayerInfo, ...]: ...
+
+    def close(self) -> None: ...
