@@ -26,6 +26,7 @@ from dudo_p2p.rules import (
     Pasar,
     Phase,
     Picado,
+    PlayerAction,
     Raise,
     Remove,
     Reveal,
@@ -108,17 +109,18 @@ def test_random_legal_play_always_ends_with_exactly_one_winner(
     assert final.dice_counts[final.winner] > 0
 
 
-def _random_candidates(state: GameState, rng: random.Random, k: int) -> list[Action]:
+def _random_candidates(state: GameState, rng: random.Random, k: int) -> list[PlayerAction]:
     n, top = state.n_seats, state.total_dice + 2
-    out: list[Action] = []
+    out: list[PlayerAction] = []
     for _ in range(k):
         seat = rng.randrange(n)
         bid = Bid(rng.randint(1, max(1, top)), rng.randint(1, 6))
-        out.append(rng.choice([
+        choices: list[PlayerAction] = [
             Raise(seat, bid), Picado(seat, bid), Dudo(seat), Calzo(seat), Matar(seat),
             Pasar(seat), DoubtClaim(seat), ChooseDirection(seat, rng.random() < 0.5),
             ChoosePalifico(seat, rng.choice(PALIFICO_MODES)),
-        ]))
+        ]
+        out.append(rng.choice(choices))
     return out
 
 
