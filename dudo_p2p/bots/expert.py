@@ -1,0 +1,112 @@
+"""The expert level: hard, plus the CFR endgame table for small two-player rounds.
+
+When exactly two seats are left, each holds one or two dice, the table plays the model's
+rules (:func:`model_rules`) and the round is a normal or a one-die palifico round, the
+expert plays the equilibrium strategy solved offline by :mod:`dudo_p2p.bots.cfr` (shipped as
+``endgame_table.json``), sampling its action with the injected RNG. Off the table (another
+state, or a history the equilibrium never reaches) it plays as hard does.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import lru_cache
+from typing import Any
+
+from dudo_p2p.bots.cfr import TABLE_PATH, bid_key, game_name, hand_key, node_key
+from dudo_p2p.bots.levels import ScoringBot, setup_choice
+from dudo_p2p.bots.opponents import _counts
+from dudo_p2p.rules import Action, Calzo, Dudo, Phase, Raise, RuleSet, SeatView
+
+
+@lru_cache(maxsize=1)
+def load_table() -> dict[str, Any]:
+    """The shipped endgame table (``{}`` if it is missing: the expert then plays as hard)."""
+    if not TABLE_PATH.exists():
+        return {}
+    data: dict[str, Any] = json.loads(TABLE_PATH.read_text())
+    return data
+
+
+def model_rules(rules: RuleSet) -> bool:
+    """True when a two-player endgame under ``rules`` is the round game the table solved.
+
+    Options that cannot matter with one or two dice each (pasar needs five dice, full-hand
+    and after-loss calza options, calza by anyone with two players) are allowed.
+    """
+    return (
+        rules.aces_wild
+        and rules.aces_conversion == "ceil_half"
+        and rules.calza
+        and not rules.calza_threshold
+        and not rules.palifico_wilds
+        and not rules.palifico_face_change
+        and not rules.matar
+        and not rules.picado
+        and not rules.siciliana
+        and not rules.revolver
+        and not rules.juego_sucio
+    )
+
+
+def table_policy(view: SeatView) -> dict[str, float] | None:
+    """The table's action distribution for this decision, or None when it does not apply."""
+    state = view.state
+    if state.phase is not Phase.BIDDING or view.own_dice is None or state.opener is None:
+        return None
+    live = [s for s in range(state.n_seats) if state.alive[s] and state.dice_counts[s] > 0]
+    if len(live) != 2 or not model_rules(state.rules) or state.sucio:
+        return None
+    if any(state.dice_counts[s] > 2 for s in live) or view.seat not in live:
+        return None
+    opener = state.opener
+    other = live[0] if live[1] == opener else live[1]
+    pal = state.palifico_round
+    if pal is not None and (pal.mode not in ("normal", "obligar") or state.dice_counts[opener] > 1):
+        return None
+    if not all(isinstance(a, Raise) for a in state.bids):
+        return None
+    table = load_table()
+    game = table.get("games", {}).get(
+        game_name(state.dice_counts[opener], state.dice_counts[other], pal is not None)
+    )
+    if game is None:
+        return None
+    history = tuple((a.bid.count, a.bid.face) for a in state.bids if isinstance(a, Raise))
+    actor = 0 if view.seat == opener else 1
+    key = node_key(actor, history, str(game["recall"]))
+    rows = game["strategy"].get(key)
+    if rows is None:
+        return None
+    row: dict[str, float] | None = rows.get(hand_key(_counts(view.own_dice)))
+    return row
+
+
+class ExpertBot(ScoringBot):
+    """hard + the CFR endgame table (see the module docstring)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng, "expert")
+        self.table_hits = 0
+
+    def decide(self, view: SeatView, legal: list[Action]) -> Action:
+        self._truth.observe(view)
+        choice = setup_choice(legal)
+        if choice is not None:
+            return choice
+        policy = table_policy(view)
+        if policy:
+            by_name: dict[str, Action] = {}
+            for a in legal:
+                if isinstance(a, Raise):
+                    by_name[bid_key((a.bid.count, a.bid.face))] = a
+                elif isinstance(a, Dudo):
+                    by_name["dudo"] = a
+                elif isinstance(a, Calzo):
+                    by_name["calzo"] = a
+            options = [(by_name[n], p) for n, p in policy.items() if n in by_name and p > 0]
+            if options:
+                self.table_hits += 1
+                return self._rng.choices([a for a, _ in options], [p for _, p in options])[0]
+        return self.pick(self.score(view, legal))

@@ -1,0 +1,238 @@
+"""The bot levels: easy, normal, hard (and random); expert builds on hard in ``expert.py``.
+
+Every level scores each action of ``legal`` and returns one of them, so a bot never plays an
+illegal action whatever the variants. The common score is the chance that the action costs
+this seat a die (or a bullet) in this round — lower is better:
+
+* ¡Dudo! on bid b: P(b holds); ¡Calzo! / matar: 1 - P(exactly b);
+* a raise r: *normal* assumes it will be doubted, 1 - P(r holds); *hard* looks one step
+  ahead: the next player doubts with a chance that depends on their hidden matches, so
+  P(doubted and false) is summed exactly over their matches, and an undoubted raise keeps a
+  share 1/players of the round's risk;
+* pasar / picado are claims: the bot makes them only when they are true of its hand;
+* doubting a claim: the chance the claim holds (truthful bots never lie about it).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Protocol
+
+from dudo_p2p.bots.knowledge import Estimator, Knowledge
+from dudo_p2p.bots.opponents import TruthModel
+from dudo_p2p.bots.prob import binomial_pmf, match_probability, prob_at_least
+from dudo_p2p.rules import (
+    Action,
+    Bid,
+    Calzo,
+    ChooseDirection,
+    ChoosePalifico,
+    DoubtClaim,
+    Dudo,
+    Matar,
+    Pasar,
+    Picado,
+    Raise,
+    SeatView,
+    is_pasar_hand,
+)
+
+#: ChoosePalifico preference: keep the one-die round closed (only we see our die) if offered.
+PALIFICO_PREFERENCE = ("closed", "normal", "none", "open", "decline", "obligar")
+#: Chance a random five-dice hand qualifies for pasar (720 + 6 + 300 of 7776).
+PASAR_PRIOR = 1026 / 7776
+
+
+class Bot(Protocol):
+    """A player: ``decide`` returns one action of ``legal`` (never anything else)."""
+
+    level: str
+
+    def decide(self, view: SeatView, legal: list[Action]) -> Action: ...
+
+
+def setup_choice(legal: list[Action]) -> Action | None:
+    """Direction (clockwise) and palifico (by :data:`PALIFICO_PREFERENCE`) choices."""
+    palifico = [a for a in legal if isinstance(a, ChoosePalifico)]
+    if palifico:
+        return min(palifico, key=lambda a: PALIFICO_PREFERENCE.index(a.mode))
+    directions = [a for a in legal if isinstance(a, ChooseDirection)]
+    if directions:
+        return next((a for a in directions if a.clockwise), directions[0])
+    return None
+
+
+class RandomBot:
+    """Uniform among legal actions, calls weighted down so games end (a baseline)."""
+
+    level = "random"
+
+    def __init__(self, rng: random.Random) -> None:
+        self._rng = rng
+
+    def decide(self, view: SeatView, legal: list[Action]) -> Action:
+        raises = [a for a in legal if isinstance(a, Raise | Picado)]
+        others = [a for a in legal if not isinstance(a, Raise | Picado)]
+        if raises and (not others or self._rng.random() < 0.75):
+            return self._rng.choice(raises[: max(1, len(raises) // 4)])
+        return self._rng.choice(others or legal)
+
+
+class EasyBot:
+    """Bids its best face at the minimum raise, bluffs a lot (35 %), doubts only long shots."""
+
+    level = "easy"
+    bluff = 0.35
+    doubt_below = 0.15
+
+    def __init__(self, rng: random.Random) -> None:
+        self._rng = rng
+
+    def decide(self, view: SeatView, legal: list[Action]) -> Action:
+        choice = setup_choice(legal)
+        if choice is not None:
+            return choice
+        know = Knowledge.from_view(view)
+        est = Estimator(know, {}, 0.0)
+        dudo = next((a for a in legal if isinstance(a, Dudo)), None)
+        standing = know.standing
+        if dudo is not None and standing is not None and est.p_true(standing) < self.doubt_below:
+            return dudo
+        lowest: dict[int, Raise] = {}
+        for a in legal:
+            if isinstance(a, Raise) and a.bid.face not in lowest:
+                lowest[a.bid.face] = a  # legal lists each face's raises from its minimum
+        if lowest:
+            faces = sorted(lowest)
+            if self._rng.random() < self.bluff:
+                return lowest[self._rng.choice(faces)]
+            best = max(faces, key=lambda f: (est.known_matches(f), f))
+            return lowest[best]
+        for kind in (Dudo, Pasar, Calzo, Matar, DoubtClaim):
+            for a in legal:
+                if isinstance(a, kind):
+                    return a
+        return legal[0]
+
+
+class ScoringBot:
+    """normal / hard: scores every legal action by its chance of losing a die this round.
+
+    normal: fixed truthfulness 0.5 for opponents' bid faces, raises judged as if doubted,
+    deterministic (lowest score, then the earliest legal action). hard: truthfulness fitted
+    per opponent (:class:`TruthModel`), the one-step look-ahead, and a softmin choice among
+    near-best actions (temperature ``0.03``) so its bids do not give its hand away.
+    """
+
+    def __init__(self, rng: random.Random, level: str) -> None:
+        if level not in ("normal", "hard", "expert"):
+            raise ValueError(f"unknown scoring level {level!r}")
+        self.level = level
+        self._rng = rng
+        self._hard = level != "normal"
+        self._truth = TruthModel()
+        self.temperature = 0.03 if self._hard else 0.0
+        self.doubt_below = 0.35
+        self.assumed_tau = 0.5
+        self.future_share = 0.7
+
+    # ---- public ------------------------------------------------------------------------
+
+    def decide(self, view: SeatView, legal: list[Action]) -> Action:
+        if self._hard:
+            self._truth.observe(view)
+        choice = setup_choice(legal)
+        if choice is not None:
+            return choice
+        scored = self.score(view, legal)
+        return self.pick(scored)
+
+    def estimator(self, view: SeatView, know: Knowledge) -> Estimator:
+        if not self._hard:
+            return Estimator(know, {}, self.assumed_tau)
+        taus = self._truth.taus([s for s, _ in know.hidden])
+        return Estimator(know, taus, self._truth.prior)
+
+    def score(self, view: SeatView, legal: list[Action]) -> list[tuple[float, Action]]:
+        """(chance of losing a die this round, action) for every action of ``legal``."""
+        know = Knowledge.from_view(view)
+        est = self.estimator(view, know)
+        future = self.future_share / max(2, know.n_alive)
+        own = know.own_dice
+        aces = sum(1 for d in own if d == 1) if own is not None else 0
+        out: list[tuple[float, Action]] = []
+        for a in legal:
+            s: float | None
+            match a:
+                case Raise(bid=bid):
+                    s = self.raise_risk(est, know, bid, future)
+                case Picado(bid=bid):
+                    s = None if aces < 2 else self.raise_risk(est, know, bid, future) + 1e-6
+                case Dudo():
+                    s = self.dudo_risk(est, know)
+                case Calzo() | Matar():
+                    s = 1.0 - est.p_exact(know.standing) if know.standing else None
+                case Pasar():
+                    s = 0.8 * future if own is not None and is_pasar_hand(own) else None
+                case DoubtClaim():
+                    s = self.claim_truth(view, est)
+                case _:
+                    s = None
+            if s is not None:
+                out.append((s, a))
+        if not out:  # only claims we would have to lie about: the least bad legal action
+            out = [(1.0, legal[0])]
+        return out
+
+    def dudo_risk(self, est: Estimator, know: Knowledge) -> float | None:
+        """Chance a ¡Dudo! loses; normal only doubts below ``doubt_below`` (else a last resort)."""
+        if know.standing is None:
+            return None
+        p = est.p_true(know.standing)
+        if not self._hard and p >= self.doubt_below:
+            return 1.0 + p
+        return p
+
+    def raise_risk(self, est: Estimator, know: Knowledge, bid: Bid, future: float) -> float:
+        """Chance a raise to ``bid`` costs us a die (see the module docstring)."""
+        p_false = 1.0 - est.p_true(bid)
+        nxt = know.next_seat
+        if not self._hard or nxt is None or not est.is_hidden(nxt) or nxt == know.seat:
+            return p_false
+        # The next player sees their own m matches but not the rest: they doubt when, from
+        # their side, the bid looks unlikely. Sum exactly over m: P(doubt and bid false).
+        their = est.seat_pmf(nxt, bid.face)
+        rest = est.total_without(bid.face, nxt)
+        n_next = len(their) - 1
+        p = match_probability(bid.face, wild=know.wild)
+        unseen = binomial_pmf(know.total - n_next, p)
+        doubted_false = 0.0
+        not_doubted = 0.0
+        for m, pm in enumerate(their):
+            if pm == 0.0:
+                continue
+            looks = prob_at_least(unseen, bid.count - m)
+            doubt = 1.0 / (1.0 + math.exp((looks - 0.45) / 0.08))
+            false_given_m = 1.0 - prob_at_least(rest, bid.count - m)
+            doubted_false += pm * doubt * false_given_m
+            not_doubted += pm * (1.0 - doubt)
+        return doubted_false + not_doubted * future
+
+    def claim_truth(self, view: SeatView, est: Estimator) -> float:
+        """Chance the pasar/picado claim we may doubt is true (our loss if we doubt it)."""
+        claim = view.state.claim
+        if claim is None:
+            return 1.0
+        trust = est.tau(claim.seat) if self._hard else 0.9
+        prior = PASAR_PRIOR if isinstance(claim, Pasar) else 0.25
+        return trust + (1.0 - trust) * prior
+
+    def pick(self, scored: list[tuple[float, Action]]) -> Action:
+        """Lowest score (ties: earliest); with a temperature, a softmin among the near-best."""
+        best = min(s for s, _ in scored)
+        if self.temperature <= 0.0:
+            return next(a for s, a in scored if s == best)
+        near = [(s, a) for s, a in scored if s <= best + 3 * self.temperature]
+        weights = [math.exp(-(s - best) / self.temperature) for s, _ in near]
+        return self._rng.choices([a for _, a in near], weights=weights)[0]

@@ -1,0 +1,160 @@
+"""Probability of a bid: exact distributions over unseen dice and over opponents' hands.
+
+Everything here is exact arithmetic on small discrete distributions (no sampling):
+
+* an unseen die matches a face with probability 1/3 when aces are wild and the face is not
+  an ace, 1/6 otherwise (an ace, or no wilds) — the seed-003 probability guide;
+* a hand of ``n`` dice is a vector of face counts; ``hands(n)`` lists every such vector with
+  its multinomial probability (252 vectors for five dice), so a posterior over a hand is an
+  exact reweighting of that list;
+* an opponent's bids this round are evidence about their hand: under a *truthfulness*
+  ``tau`` a bidder picks the face of a bid in proportion to how many dice they hold that
+  match it with probability ``tau``, and uniformly otherwise. ``posterior_hands`` applies
+  that likelihood to every hand; ``tau = 0`` gives back the prior.
+
+Distributions are plain ``list[float]`` pmfs indexed by count.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+Counts = tuple[int, int, int, int, int, int]
+Hand = tuple[Counts, float]
+
+
+def match_probability(face: int, *, wild: bool) -> float:
+    """Chance that one unseen fair die counts for a bid on ``face``: 1/3 or 1/6."""
+    return 1.0 / 3.0 if wild and face != 1 else 1.0 / 6.0
+
+
+def binomial_pmf(n: int, p: float) -> list[float]:
+    """Pmf of Binomial(n, p) as a list of length ``n + 1``."""
+    return [math.comb(n, k) * p**k * (1.0 - p) ** (n - k) for k in range(n + 1)]
+
+
+def convolve(a: Sequence[float], b: Sequence[float]) -> list[float]:
+    """Pmf of the sum of two independent counts with pmfs ``a`` and ``b``."""
+    out = [0.0] * (len(a) + len(b) - 1)
+    for i, pa in enumerate(a):
+        if pa == 0.0:
+            continue
+        for j, pb in enumerate(b):
+            out[i + j] += pa * pb
+    return out
+
+
+def shift(pmf: Sequence[float], by: int) -> list[float]:
+    """Pmf of ``X + by`` for a known non-negative offset ``by``."""
+    return [0.0] * by + list(pmf)
+
+
+def prob_at_least(pmf: Sequence[float], k: int) -> float:
+    """P(X >= k) for the pmf; 1.0 when ``k <= 0``."""
+    if k <= 0:
+        return 1.0
+    return min(1.0, sum(pmf[k:]))
+
+
+def prob_exactly(pmf: Sequence[float], k: int) -> float:
+    """P(X == k) for the pmf (0.0 outside its support)."""
+    return pmf[k] if 0 <= k < len(pmf) else 0.0
+
+
+def count_matches(dice: Iterable[int], face: int, *, wild: bool) -> int:
+    """How many of ``dice`` count for a bid on ``face`` (aces too when wild and face != 1)."""
+    return sum(1 for d in dice if d == face or (wild and face != 1 and d == 1))
+
+
+def counts_matches(counts: Counts, face: int, *, wild: bool) -> int:
+    """Like :func:`count_matches` for a face-count vector (index 0 is aces)."""
+    held = counts[face - 1]
+    if wild and face != 1:
+        held += counts[0]
+    return held
+
+
+@lru_cache(maxsize=16)
+def hands(n: int) -> tuple[Hand, ...]:
+    """Every hand of ``n`` fair dice as (face-count vector, probability); probabilities sum to 1."""
+    if n < 0:
+        raise ValueError("n must be >= 0")
+    out: list[Hand] = []
+    total = 6**n
+    for combo in _compositions(n, 6):
+        ways = math.factorial(n)
+        for c in combo:
+            ways //= math.factorial(c)
+        out.append((combo, ways / total))
+    return tuple(out)
+
+
+def _compositions(n: int, parts: int) -> list[Counts]:
+    result: list[Counts] = []
+
+    def rec(prefix: list[int], left: int, slots: int) -> None:
+        if slots == 1:
+            full = [*prefix, left]
+            result.append((full[0], full[1], full[2], full[3], full[4], full[5]))
+            return
+        for k in range(left + 1):
+            rec([*prefix, k], left - k, slots - 1)
+
+    rec([], n, parts)
+    return result
+
+
+def face_choice_likelihood(counts: Counts, face: int, tau: float, *, wild: bool) -> float:
+    """Chance a bidder holding ``counts`` names ``face``, under truthfulness ``tau``.
+
+    With probability ``tau`` the face is chosen in proportion to (matches + 1/2) over the
+    six faces — a bidder mostly names what they hold, and the half keeps a hand with no
+    match for a face possible; otherwise uniformly. ``tau`` in [0, 1].
+    """
+    weights = [counts_matches(counts, f, wild=wild) + 0.5 for f in range(1, 7)]
+    return tau * weights[face - 1] / sum(weights) + (1.0 - tau) / 6.0
+
+
+def posterior_hands(
+    n: int, bid_faces: Sequence[int], tau: float, *, wild: bool
+) -> list[Hand]:
+    """Exact posterior over an opponent's ``n``-dice hand given the faces they bid this round.
+
+    Bayes' rule over :func:`hands` with :func:`face_choice_likelihood` for each bid, the
+    bids taken as independent choices given the hand. Probabilities sum to 1.
+    """
+    prior = hands(n)
+    if not bid_faces or tau <= 0.0:
+        return list(prior)
+    weighted: list[Hand] = []
+    total = 0.0
+    for counts, p in prior:
+        w = p
+        for face in bid_faces:
+            w *= face_choice_likelihood(counts, face, tau, wild=wild)
+        weighted.append((counts, w))
+        total += w
+    return [(c, w / total) for c, w in weighted]
+
+
+def matches_pmf(posterior: Sequence[Hand], n: int, face: int, *, wild: bool) -> list[float]:
+    """Pmf (length ``n + 1``) of how many dice of a hand drawn from ``posterior`` match ``face``."""
+    pmf = [0.0] * (n + 1)
+    for counts, p in posterior:
+        pmf[counts_matches(counts, face, wild=wild)] += p
+    return pmf
+
+
+def total_pmf(known: int, parts: Sequence[Sequence[float]]) -> list[float]:
+    """Pmf of ``known`` plus the sum of independent per-opponent match counts ``parts``."""
+    pmf: list[float] = [1.0]
+    for part in parts:
+        pmf = convolve(pmf, part)
+    return shift(pmf, known)
+
+
+def prior_total_pmf(known: int, unseen: int, face: int, *, wild: bool) -> list[float]:
+    """Pmf of the table's matches for ``face`` given ``known`` matches seen and ``unseen`` dice."""
+    return shift(binomial_pmf(unseen, match_probability(face, wild=wild)), known)
