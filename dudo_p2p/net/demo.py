@@ -59,6 +59,7 @@ class Demo:
     peers: dict[bytes, PeerState] = field(default_factory=dict)
     joins: dict[bytes, tuple[str, int]] = field(default_factory=dict)
     announced: dict[bytes, tuple[str, int]] = field(default_factory=dict)  # discovered at
+    next_join_hello: float = 0.0
     stop: bool = False
 
     def emit(self, event: str, **fields: Any) -> None:
@@ -134,8 +135,10 @@ class Demo:
             if not state.ack_from and now >= state.next_hello:
                 self.links.send(peer_id, self.hello())
                 state.next_hello = now + RESEND_EVERY
-        for key in self.joins:
-            self.links.send(key, self.hello())
+        if self.joins and now >= self.next_join_hello:
+            for key in self.joins:
+                self.links.send(key, self.hello())
+            self.next_join_hello = now + RESEND_EVERY
 
     def done_with(self) -> list[str]:
         return sorted(s.name for s in self.peers.values() if s.hello_from and s.ack_from)
@@ -171,6 +174,14 @@ class Demo:
         return 0
 
 
+def host_port(text: str) -> tuple[str, int]:
+    """``"HOST:PORT"`` as a pair; argparse turns the ValueError into a usage message."""
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 0xFFFF:
+        raise ValueError(text)
+    return host, int(port)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m dudo_p2p.net.demo", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -178,7 +189,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--beacon-port", type=int, default=DEFAULT_BEACON_PORT)
     parser.add_argument("--port", type=int, default=0, help="link port (0: the OS picks)")
     parser.add_argument("--bind", default="0.0.0.0", help="address the link port binds")
-    parser.add_argument("--join", action="append", default=[], metavar="HOST:PORT")
+    parser.add_argument("--join", action="append", default=[], metavar="HOST:PORT",
+                        type=host_port)
     parser.add_argument("--broadcast", action="append", default=None, metavar="ADDR",
                         help="send beacons only here (repeatable; default: every interface)")
     parser.add_argument("--no-discovery", action="store_true")
@@ -209,11 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     demo.emit("started", peer=peer_id.hex()[:16], port=links.port,
               broadcast=discovery.broadcast_addresses if discovery else [])
-    for target in args.join:
-        host, _, port = target.rpartition(":")
-        key = f"join:{target}".encode()
-        links.connect(key, host, int(port))
-        demo.joins[key] = (host, int(port))
+    for host, port in args.join:
+        key = f"join:{host}:{port}".encode()  # placeholder until the peer's hello names it
+        links.connect(key, host, port)
+        demo.joins[key] = (host, port)
     try:
         return demo.run()
     finally:
