@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import collections
 import random
-from collections.abc import Callable
-from functools import partial
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol, runtime_checkable
 
 import pygame
@@ -148,7 +148,7 @@ class TableScene(Scene):
         except DudoError as exc:
             self.say(self.tr("error.generic", why=str(exc)))
             return
-        self.names = tuple(p.name for p in self.players)
+        self.names = self._named(p.name for p in self.players)
         self._refreshed_at = self.now
         view = self.view
         if view.standing_bid is not None:
@@ -161,6 +161,10 @@ class TableScene(Scene):
         if self.hotseat and self.my_turn and self.session.seat != self.shown_seat:
             self.handover_seat = self.session.seat
             self.looking = False
+
+    def _named(self, names: Iterable[str]) -> tuple[str, ...]:
+        """Names for display: an unnamed seat (our own, offline) reads "Tú" / "You"."""
+        return tuple(n or self.tr("table.you").capitalize() for n in names)
 
     @property
     def my_turn(self) -> bool:
@@ -203,7 +207,7 @@ class TableScene(Scene):
         for event in events:
             match event:
                 case GameStarted(names=names):
-                    self.names = names
+                    self.names = self._named(names)
                 case RoundStarted():
                     self.shake_started = self.now
                     self.looking = self.looking and not self.hotseat
@@ -240,6 +244,7 @@ class TableScene(Scene):
 
     def _autoplay(self) -> None:
         """Screenshot mode: make our setup choices and opening bid so a bid stands."""
+        self.looking = True  # the picture shows our own dice
         if not self.legal or self.view is None or self.reveal is not None:
             return
         if self.handover_seat is not None:

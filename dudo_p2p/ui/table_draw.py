@@ -38,7 +38,11 @@ SEAT_RX, SEAT_RY = 368, 196
 SIDE = pygame.Rect(934, 64, 330, 728)
 COMPOSER = pygame.Rect(346, 606, 574, 186)
 
-_CALL_KEYS: dict[type, str] = {Matar: "table.matar", Pasar: "table.pasar", DoubtClaim: "table.doubt_claim"}
+_CALL_KEYS: dict[type, str] = {
+    Matar: "table.matar",
+    Pasar: "table.pasar",
+    DoubtClaim: "table.doubt_claim",
+}
 
 
 def seat_pos(seat: int, me: int, n: int) -> tuple[int, int]:
@@ -151,7 +155,7 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
         pygame.draw.rect(surface, theme.GOLD, plate.inflate(6, 6), width=3, border_radius=12)
     info = scene.players[seat] if seat < len(scene.players) else None
     name = _name(scene, seat)
-    if seat == me and not scene.hotseat:
+    if seat == me and not scene.hotseat and info is not None and info.name:
         name = f"{name} ({scene.tr('table.you')})"
     draw.text(surface, name, (plate.left + 10, plate.top + 6), 26,
               theme.GOLD if to_act else (theme.CREAM if alive else theme.DIM), shadow=False)

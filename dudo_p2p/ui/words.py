@@ -37,7 +37,8 @@ def seat_name(names: Sequence[str], seat: int | None) -> str:
     """The display name of ``seat`` (a fallback "#n" if the table did not name it)."""
     if seat is None:
         return "?"
-    return names[seat] if 0 <= seat < len(names) else f"#{seat + 1}"
+    name = names[seat] if 0 <= seat < len(names) else f"#{seat + 1}"
+    return name or "—"
 
 
 def action_line(tr: Tr, names: Sequence[str], action: Action) -> str:

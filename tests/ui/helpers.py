@@ -1,0 +1,25 @@
+"""Synthetic input for the scenes: key presses and clicks as pygame events."""
+
+from __future__ import annotations
+
+import pygame
+
+from dudo_p2p.ui import widgets
+from dudo_p2p.ui.app import App
+
+
+def key(app: App, k: int) -> None:
+    """Press and handle key ``k`` through the app's dispatch."""
+    app.dispatch(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0))
+
+
+def click(app: App, pos: tuple[int, int]) -> None:
+    """Left click at ``pos`` (canvas pixels)."""
+    app.dispatch(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))
+
+
+def click_button(app: App, name: str) -> widgets.Button:
+    """Click the centre of the button called ``name`` (after a frame laid it out)."""
+    button = widgets.find(app.scene.buttons, name)
+    click(app, button.rect.center)
+    return button

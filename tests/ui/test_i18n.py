@@ -1,0 +1,83 @@
+"""The message catalogue: both languages complete, every key the code uses exists, and the
+default font draws the Spanish letters."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pygame
+
+from dudo_p2p.ui import i18n
+from dudo_p2p.ui.i18n import CATALOGUE, Tr, default_lang
+
+UI_DIR = pathlib.Path(i18n.__file__).parent
+
+
+def _string_literals_used_as_keys() -> set[str]:
+    """Every string literal in the UI code that looks like a catalogue key ("a.b")."""
+    keys: set[str] = set()
+    known_prefixes = {k.split(".")[0] for k in CATALOGUE["es"]}
+    for path in UI_DIR.glob("*.py"):
+        if path.name == "i18n.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                text = node.value
+                head, dot, tail = text.partition(".")
+                if dot and head in known_prefixes and tail and " " not in text:
+                    keys.add(text)
+    return keys
+
+
+def test_spanish_and_english_have_exactly_the_same_keys() -> None:
+    assert set(CATALOGUE["es"]) == set(CATALOGUE["en"])
+
+
+def test_every_key_used_in_the_code_exists_in_both_languages() -> None:
+    used = _string_literals_used_as_keys()
+    assert len(used) > 50  # the scan really found the keys
+    for lang in ("es", "en"):
+        missing = used - set(CATALOGUE[lang])
+        assert not missing, f"{lang} lacks {sorted(missing)}"
+
+
+def test_keys_picked_at_run_time_exist() -> None:
+    tables: list[object] = [i18n.FACE_KEYS, i18n.HOUSE_RULE_KEYS]
+    dicts = [i18n.LEVEL_KEYS, i18n.LEFT_REASON_KEYS, i18n.CHEAT_KEYS, i18n.KIND_KEYS,
+             i18n.PALIFICO_MODE_KEYS, i18n.VALUE_KEYS]
+    keys = {k for t in tables for k in t} | {v for d in dicts for v in d.values()}  # type: ignore[attr-defined]
+    for lang in ("es", "en"):
+        assert keys <= set(CATALOGUE[lang])
+
+
+def test_placeholders_match_between_languages() -> None:
+    import string
+
+    def fields(template: str) -> set[str]:
+        return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+    for key, es in CATALOGUE["es"].items():
+        assert fields(es) == fields(CATALOGUE["en"][key]), key
+
+
+def test_unknown_key_shows_the_key_instead_of_raising() -> None:
+    assert Tr("es")("no.such.key") == "no.such.key"
+    assert Tr("en")("table.round") == "Round {n}"  # missing argument: template, no crash
+
+
+def test_default_language_is_spanish_unless_the_locale_says_english() -> None:
+    assert default_lang({"LANG": "en_GB.UTF-8"}) == "en"
+    assert default_lang({"LANG": "es_CL.UTF-8"}) == "es"
+    assert default_lang({"LANG": "C.UTF-8"}) == "es"
+    assert default_lang({}) == "es"
+    assert default_lang({"LC_ALL": "es_ES", "LANG": "en_US"}) == "es"
+
+
+def test_default_font_draws_spanish_letters() -> None:
+    font = pygame.font.Font(None, 40)
+    missing = pygame.image.tobytes(font.render("\U0010fffd", True, (0, 0, 0), (255, 255, 255)),
+                                   "RGB")
+    for ch in "¡¿ñÑáéíóúü«»·×":
+        drawn = pygame.image.tobytes(font.render(ch, True, (0, 0, 0), (255, 255, 255)), "RGB")
+        assert drawn != missing, f"{ch!r} renders as a missing glyph"
