@@ -12,13 +12,22 @@ Three orderings exist:
   case opening on aces makes the round *sucio*.
 - *plain* (aces not wild: V8 for the whole game, or a V19 sucio round): aces are the lowest face
   and there is no halving or doubling; a raise is a higher count, or the same count on a higher
-  face. **Decision**: under V8 the opening may be on aces (aces are an ordinary face).
+  face.
 - *palifico* (D15): the opening may be any face, aces included; raises keep the locked face and
   add count. With ``face_change`` (V10, a one-die player other than the palifico player) the
   face may change with a strictly higher count.
 
 These functions know nothing of the dice on the table; the engine also caps a bid's count at
 the number of dice on the table.
+
+Decisions implemented here (the same words are in protocol.md §1):
+
+- V8: with aces not wild, aces are an ordinary face ranked lowest, there is no halving or
+  doubling, and the opening may be on aces.
+- V19: the opening may be on aces only outside palifico; that round aces are not wild, rank as
+  the lowest face and no conversion applies; the next round is ordinary again.
+- A palifico round (D15) may open on any face, aces included; aces count only as aces in a bid
+  on aces, also under V9.
 """
 
 from __future__ import annotations

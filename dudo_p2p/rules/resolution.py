@@ -3,19 +3,22 @@
 
 Decisions implemented here (the same words are in protocol.md §1):
 
-- V15 a la siciliana: a ¡Dudo! whose target is the round's opening bid (no raise since; passes
-  do not count as raises) costs the loser two dice; a loss never goes below zero dice.
-- V4 ``bank``: a right ¡Calzo! by a player holding all their starting dice banks one die; a seat
+- V4 bank: a right ¡Calzo! by a player holding all their starting dice banks one die; a seat
   holds at most one banked die (a second such call gains nothing). A banked die is not rolled
   and does not count on the table; it absorbs the next die its owner would lose.
-- V4 ``nothing``/``bank``: the right caller still counts as the player who "regained", so they
-  open the next round (D14).
-- V16 matar: exactly the count -> the bidder loses a die; any other count -> the killer loses one.
-- V17/V18 doubted claims: the claimer's hand decides (picado: at least two aces, aces counted
-  as themselves; pasar: five dice all different, all equal or three + two, aces as their own
-  face); a true claim costs the doubter a die, a false one the claimer. All dice are revealed.
+- V4 bidder_loses: a right ¡Calzo! by a player holding all their starting dice costs the bidder
+  one die (a banked die pays first, as for any loss).
+- V15 a la siciliana: a ¡Dudo! whose target is the round's opening bid (no raise since; passes
+  do not count as raises) costs the loser two dice; a loss never goes below zero dice.
+- V16 matar: exactly the count -> the bidder loses a die; any other count -> the killer loses
+  one.
+- V17/V18 doubted claims: the claimer's hand decides (picado: at least two aces, aces counted as
+  themselves; pasar: five dice all different, all equal or three + two, aces as their own face);
+  a true claim costs the doubter a die, a false one the claimer. All dice are revealed and the
+  round ends.
 - V20 revolver: every die a player would lose becomes one bullet added (at most 6), then one
-  Spin; a right ¡Calzo! removes one bullet (none if the cylinder is empty) and regains nothing.
+  Spin that fires when its value ≤ bullets; a right ¡Calzo! removes one bullet (none if the
+  cylinder is empty) and regains nothing.
 """
 
 from __future__ import annotations

@@ -5,18 +5,14 @@ a bad value or a combination that cannot hold raises ``InvalidRuleSet`` naming t
 ``VARIANTS`` gives, per field, its rule number, a one-line explanation in Spanish and English
 and the allowed values (the UI's rules screen and ``--rule NAME=VALUE`` help read it).
 
-Combinations refused (each is contradictory or has no meaning; the message names the field):
+Decisions implemented here (the same words are in protocol.md §1):
 
-- calza=False (V7) with any calza option on (calza_threshold, calza_anyone, calza_after_loss,
-  calza_full_hand other than "nothing");
-- palifico=False with any palifico option on (palifico_wilds, palifico_face_change,
-  palifico_open_closed, palifico_optional, obligar_anytime);
-- aces_wild=False (V8) with aces_conversion="half_plus_one", palifico_wilds or juego_sucio
-  (all three only make sense while aces are wild);
-- pasar_no_consecutive without pasar;
-- revolver (V20) with calza_full_hand other than "nothing", calza_after_loss or siciliana:
-  under the revolver nobody ever loses a die, so "full hand" and "already lost a die" never
-  change and "two dice" has no meaning.
+- Refused rule sets (InvalidRuleSet naming the field): calza=false with any calza option on;
+  palifico=false with any palifico option on (palifico_wilds, palifico_face_change,
+  palifico_open_closed, palifico_optional, obligar_anytime); aces_wild=false with
+  aces_conversion="half_plus_one", palifico_wilds or juego_sucio; pasar_no_consecutive without
+  pasar; revolver with calza_full_hand other than "nothing", calza_after_loss or siciliana
+  (under the revolver nobody loses dice).
 """
 
 from __future__ import annotations

@@ -18,29 +18,30 @@ Phases::
 Decisions implemented here (the same words are in protocol.md §1):
 
 - Seats are numbered 0..n-1; "clockwise" means play passes to seat + 1 (wrapping).
-- ``round_no`` is 0 during the opener draw; each deal (SETUP or BIDDING of a new round) gets
-  the next number, starting at 1, including a deal that replaces a voided round. The dice of a
-  round are dealt when its BIDDING starts: SETUP choices (direction, palifico mode) come first.
+- ``round_no`` is 0 during the opener draw; each deal (SETUP or BIDDING of a new round) gets the
+  next number, starting at 1, including a deal that replaces a voided round. The dice of a round
+  are dealt when its BIDDING starts: SETUP choices (direction, palifico mode) come first.
+- D2/V14: the game's first opener chooses the direction once (D2), or every round's opener does
+  (V14), before the round's bids.
+- A bid's count is at most the number of dice on the table (banked dice are not on the table).
 - D14: the next round opens with the seat that lost or regained a die (the right caller of a
-  ¡Calzo! that gained nothing under V4 counts as the one who regained); if that seat is out,
-  the next live seat in the round's chosen direction (a picado reversal is not counted).
-- D15: the palifico round belongs to the seat that first drops to exactly one die; that seat
-  opens it. The right to it is used when the palifico round is resolved (a voided palifico round
-  is dealt again as palifico) or when it is declined (V12). With V11 the choices are "open" or
-  "closed" only; with V12 alone "normal" or "decline". Declining offers no V13 obligar that round.
-- V13: an opener who has not yet forced a palifico round may choose "obligar" (a normal
-  palifico round, owned by the opener) or "none" whenever the round is not already palifico.
+  ¡Calzo! that gained nothing under V4 counts as the one who regained); if that seat is out, the
+  next live seat in the round's chosen direction (a picado reversal is not counted).
+- D15: the palifico round belongs to the seat that first drops to exactly one die (by any loss,
+  two dice under V15 included); that seat opens it. The right is used when the palifico round is
+  resolved (a voided palifico round is dealt again as palifico) or when it is declined (V12).
+- V11/V12: with V11 the choices are "open" or "closed" (plus "decline" with V12); with V12 alone
+  "normal" or "decline". Declining offers no V13 obligar that round.
+- V13: an opener who has not yet forced a palifico round may choose "obligar" (a palifico round
+  owned by the opener, played "normal": open/closed is not offered) or "none" whenever the round
+  is not already palifico; the right is used when that round is resolved.
 - V10: a seat other than the palifico owner that holds exactly one die may bid another face with
   a strictly higher count; that face is then the locked face.
-- V14/D2: the game's first opener chooses the direction once (D2), or every round's opener
-  does (V14), before the round's bids.
 - V17 picado: a raise by a seat holding at least two dice, at most once per round for the whole
   table, never the opening bid; the direction is reversed for the rest of the round only.
 - V18 pasar: only with exactly 5 dice in hand, never as the opening bid, once per round per
   seat; the standing bid stays with its bidder. A claim (pasar/picado) may be doubted only by
-  the seat that acts right after it. A player never doubts, calls or kills their own bid: when a
-  pass brings the turn back to the standing bidder, they raise, doubt the pass or pass.
-- A bid's count is at most the number of dice on the table (banked dice are not on the table).
+  the seat that acts right after it.
 - Remove(seat) voids the round in progress (SETUP, BIDDING or REVEAL) and deals again with the
   same opener (or the next live seat if the opener left) and the same pending palifico (dropped
   if its owner left). During SPIN the resolution stands: a removed spinner's spin is dropped.

@@ -3,6 +3,17 @@
 Functions of a ``GameState`` with no side effects. ``legal_actions`` is built from the same
 checks ``why_illegal`` makes (``raise_problem``, ``calzo_problem``, ``bidding_problem``), so the
 two cannot drift apart; the property tests hold them to it.
+
+Decisions implemented here (the same words are in protocol.md §1):
+
+- V3: ¡Calzo! is allowed when 2 × count ≥ the dice on the table, with no rounding (15 dice: a
+  count of 8 or more).
+- V6: "already lost a die" means lost at least one die earlier in this game, even if regained
+  since.
+- V5: any live seat but the standing bidder may call ¡Calzo! while a bid stands, subject to V3,
+  V4 "forbidden" and V6; which of several racing calls counts is decided by the consensus layer.
+- A player never doubts, calls or kills their own bid: when passes bring the turn back to the
+  standing bidder, they raise, doubt the pass or pass.
 """
 
 from __future__ import annotations
