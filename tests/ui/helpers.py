@@ -19,7 +19,8 @@ def click(app: App, pos: tuple[int, int]) -> None:
 
 
 def click_button(app: App, name: str) -> widgets.Button:
-    """Click the centre of the button called ``name`` (after a frame laid it out)."""
+    """Draw a frame (which lays the buttons out), then click the button called ``name``."""
+    app.frame()
     button = widgets.find(app.scene.buttons, name)
     click(app, button.rect.center)
     return button

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pygame
 import pytest
 
 from dudo_p2p.rules import Bid, Dudo, Raise, RuleSet
 from dudo_p2p.session import CheatDetected, Notice, PlayerLeft
+from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import widgets
 from dudo_p2p.ui.app import App
-from dudo_p2p.ui.local_tables import InProcessTable, local_factory
+from dudo_p2p.ui.local_tables import HotseatSeat, local_factory
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
 
@@ -49,7 +52,7 @@ def test_a_whole_game_against_bots_with_keys_and_clicks(clock: FakeClock,
     scene = app.scene
     assert isinstance(scene, TableScene)
     session = scene.session
-    assert isinstance(session, InProcessTable)
+    assert isinstance(session, LocalSession)
     assert session.state.n_seats == 3
     our_moves = 0
     for _ in range(3000):
@@ -85,7 +88,7 @@ def test_a_whole_game_against_bots_with_keys_and_clicks(clock: FakeClock,
     assert button.enabled
     click(app, button.rect.center)
     assert isinstance(app.scene, TableScene) and app.scene is not scene
-    assert session.closed  # leaving the table closed its session
+    assert not session.bots  # leaving the table closed its session
 
 
 def test_composer_refuses_an_illegal_bid_and_names_the_minimum(clock: FakeClock,
@@ -97,12 +100,15 @@ def test_composer_refuses_an_illegal_bid_and_names_the_minimum(clock: FakeClock,
     for _ in range(50):
         if scene.view is not None and scene.view.standing_bid is not None:
             break
-        key(app, pygame.K_RETURN)
+        if scene.choices():
+            click_button(app, "choice_0")
+        else:
+            key(app, pygame.K_RETURN)
         _until_my_turn(app, clock, scene)
     standing = scene.view.standing_bid if scene.view is not None else None
     assert standing is not None
     session = scene.session
-    assert isinstance(session, InProcessTable)
+    assert isinstance(session, LocalSession)
     # Put the composer on the standing face at the standing count: never a legal raise.
     face_key = pygame.K_0 + standing.face
     key(app, face_key)
@@ -152,7 +158,7 @@ def test_dudo_and_calzo_are_disabled_on_the_opening(clock: FakeClock,
     assert not widgets.find(scene.buttons, "dudo").enabled
     assert not widgets.find(scene.buttons, "calzo").enabled
     session = scene.session
-    assert isinstance(session, InProcessTable)
+    assert isinstance(session, LocalSession)
     before = session.state.bids
     key(app, pygame.K_d)
     key(app, pygame.K_c)
@@ -163,8 +169,8 @@ def test_events_are_told_in_plain_words(clock: FakeClock, surface: pygame.Surfac
     app = _app(clock, surface, "es")
     scene = _table(app, bots=3, seed=4)
     session = scene.session
-    assert isinstance(session, InProcessTable)
-    session.events += [PlayerLeft(2, "timeout"), CheatDetected(1, "equivocation"),
+    assert isinstance(session, LocalSession)
+    session._events += [PlayerLeft(2, "timeout"), CheatDetected(1, "equivocation"),
                        CheatDetected(3, "something_new"), Notice("no.such.notice", ("x",)),
                        PlayerLeft(3, "weird_reason")]
     app.frame()
@@ -207,3 +213,37 @@ def test_menu_rules_and_language_switch(clock: FakeClock, surface: pygame.Surfac
     app.frame()
     click_button(app, "lobby")
     assert not isinstance(app.scene, TableScene)
+
+
+def test_hotseat_hands_over_between_turns_and_hides_dice(clock: FakeClock,
+                                                        surface: pygame.Surface) -> None:
+    app = _app(clock, surface, "es")
+    app.start_table(TableRequest("hotseat", players=3, seed=9))
+    scene = app.scene
+    assert isinstance(scene, TableScene)
+    session = scene.session
+    assert isinstance(session, HotseatSeat)
+    handovers = []
+    for _ in range(60):
+        clock.advance(0.05)
+        app.frame()
+        if scene.handover_seat is not None:
+            handovers.append(scene.handover_seat)
+            assert not scene.looking
+            assert widgets.find.__name__  # the overlay is modal: no buttons to press
+            assert scene.buttons == []
+            before = session.table.state
+            key(app, pygame.K_RETURN)  # Enter on the hand-over screen only takes the device
+            assert session.table.state == before
+            click(app, (640, 400))
+            assert scene.handover_seat is None and scene.shown_seat == handovers[-1]
+        elif scene.reveal is not None:
+            key(app, pygame.K_SPACE)
+        elif scene.my_turn:
+            if scene.choices():
+                click_button(app, "choice_0")
+            else:
+                key(app, pygame.K_RETURN)
+    assert len(handovers) >= 4
+    assert len(set(handovers)) == 3  # every player got the device
+    assert all(a != b for a, b in itertools.pairwise(handovers))
