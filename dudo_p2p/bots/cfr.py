@@ -34,6 +34,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dudo_p2p.bots.prob import Counts, counts_matches, hands
 
@@ -473,7 +474,9 @@ def solve_all(
     """
     values: Values = {}
     solutions: dict[tuple[int, int, bool], Solution] = {}
+    used: Values = {}
     for final in (False, True):
+        used = dict(values)
         for a, b, pal in GAMES:
             recall = "full" if (final and full_recall_1v1 and a == b == 1) else "1"
             game = build_game((a, b), pal, values, recall)
@@ -484,31 +487,46 @@ def solve_all(
                 f"value={sol.value:+.4f}"
             )
         values = {k: (s.value + 1.0) / 2.0 for k, s in solutions.items()}
-    games: dict[str, object] = {}
+    games: dict[str, Any] = {}
     for (a, b, pal), sol in solutions.items():
-        expl: float | None = None
-        if a == b == 1:
-            expl = exploitability(sol)
-            log(f"{game_name(a, b, pal)} exploitability={expl:.5f}")
         games[game_name(a, b, pal)] = {
             "recall": sol.game.recall,
             "value": round(sol.value, 5),
-            "exploitability": None if expl is None else round(expl, 5),
+            "exploitability": None,
             "strategy": compact_strategy(sol),
         }
-    return {
+    table: dict[str, Any] = {
         "version": TABLE_VERSION,
         "iterations": iterations,
         "units": "payoff in [-1, 1] = 2 * P(win game) - 1, exploitability averaged over seats",
+        "next_state_values": {game_name(a, b, pal): w for (a, b, pal), w in used.items()},
         "games": games,
     }
+    measure(table, log)
+    return table
 
 
-def compact_strategy(sol: Solution, floor: float = 5e-4) -> dict[str, dict[str, dict[str, float]]]:
-    """The average strategy as {node key: {hand: {action: prob}}}, dropping what is never played.
+def measure(table: dict[str, Any], log: Callable[[str], None] = print) -> None:
+    """Write into ``table`` the exploitability of its 1v1 games *as shipped* (compacted).
 
-    Nodes the strategy itself never reaches and probabilities under ``floor`` are left out
-    (the bot falls back to its own judgement off the table); kept rows are renormalised.
+    Only the one-die games are measured: their full bid tree is small enough for an exact
+    best response. The two-dice games keep ``None`` (not measured).
+    """
+    for a, b, pal in GAMES:
+        if a == b == 1:
+            expl = exploitability(table_solution(table, a, b, pal))
+            table["games"][game_name(a, b, pal)]["exploitability"] = round(expl, 5)
+            log(f"{game_name(a, b, pal)} exploitability (as shipped) = {expl:.5f}")
+
+
+def compact_strategy(
+    sol: Solution, floor: float = 0.005, min_reach: float = 1e-3
+) -> dict[str, dict[str, dict[str, float]]]:
+    """The average strategy as {node key: {hand: {action: prob}}}, dropping what barely matters.
+
+    Rows the strategy itself reaches with probability under ``min_reach`` and actions under
+    ``floor`` are left out (the bot falls back to its own judgement off the table); kept rows
+    are renormalised. The cost in exploitability is measured on the table as shipped.
     """
     game = sol.game
     reach = _forward(game, _topological(game), sol.strategy)
@@ -518,18 +536,36 @@ def compact_strategy(sol: Solution, floor: float = 5e-4) -> dict[str, dict[str, 
         hands_ = game.hands0 if node.actor == 0 else game.hands1
         rows: dict[str, dict[str, float]] = {}
         for h, (counts, _) in enumerate(hands_):
-            if own[h] <= 1e-9:
+            if own[h] < min_reach:
                 continue
-            kept = {
-                name: p
-                for name, p in zip(node.actions, sol.strategy[i][h], strict=True)
-                if p >= floor
-            }
+            probs = sol.strategy[i][h]
+            kept = {n: p for n, p in zip(node.actions, probs, strict=True) if p >= floor}
+            if not kept:
+                best = max(range(len(probs)), key=probs.__getitem__)
+                kept = {node.actions[best]: 1.0}
             total = sum(kept.values())
-            rows[hand_key(counts)] = {k: round(v / total, 4) for k, v in kept.items()}
+            rows[hand_key(counts)] = {k: round(v / total, 3) for k, v in kept.items()}
         if rows:
             out[node.key] = rows
     return out
+
+
+def table_values(table: dict[str, Any]) -> Values:
+    """The next-state win chances a table's final pass was solved with."""
+    stored = table.get("next_state_values", {})
+    return {
+        (a, b, pal): float(stored[game_name(a, b, pal)])
+        for a, b, pal in GAMES
+        if game_name(a, b, pal) in stored
+    }
+
+
+def table_solution(table: dict[str, Any], opener_dice: int, other_dice: int, pal: bool) -> Solution:
+    """Rebuild one game of a shipped table as a :class:`Solution` (to measure it)."""
+    entry = table["games"][game_name(opener_dice, other_dice, pal)]
+    game = build_game((opener_dice, other_dice), pal, table_values(table), str(entry["recall"]))
+    strategy = load_strategy(game, entry["strategy"])
+    return Solution(game, strategy, expected_value(game, strategy))
 
 
 def load_strategy(game: RoundGame, table: dict[str, dict[str, dict[str, float]]]) -> Strategy:
@@ -552,8 +588,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dudo_p2p.bots.cfr")
     parser.add_argument("--iterations", type=int, default=300)
     parser.add_argument("--out", type=Path, default=TABLE_PATH)
+    parser.add_argument(
+        "--measure", action="store_true", help="only re-measure the table at --out"
+    )
     args = parser.parse_args(argv)
-    table = solve_all(args.iterations, log=lambda s: print(s, file=sys.stderr, flush=True))
+
+    def log(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    if args.measure:
+        table: dict[str, Any] = json.loads(args.out.read_text())
+        measure(table, log)
+    else:
+        table = solve_all(args.iterations, log=log)
     args.out.write_text(json.dumps(table, separators=(",", ":"), sort_keys=True) + "\n")
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes)")
     return 0
