@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dudo_p2p.rules import Action, Bid, Raise
+from dudo_p2p.rules import FACE_NAMES, Action, Bid, Raise
 from dudo_p2p.ui.i18n import Tr
 
 MAX_COUNT = 30  # six players with five dice
@@ -73,8 +73,8 @@ class Composer:
         ``preview``: the minimum on this face by the rules, used when it is not our turn.
         """
         bid = self.bid
-        face_name = tr.face(self.face)
         lang = tr.lang
+        face_name = FACE_NAMES[lang][self.face]
         if my_turn:
             if bid in bids:
                 return tr("table.legal_bid", bid=bid.spoken(lang))

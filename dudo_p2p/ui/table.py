@@ -163,8 +163,9 @@ class TableScene(Scene):
             self.looking = False
 
     def _named(self, names: Iterable[str]) -> tuple[str, ...]:
-        """Names for display: an unnamed seat (our own, offline) reads "Tú" / "You"."""
-        return tuple(n or self.tr("table.you").capitalize() for n in names)
+        """Names for display: an unnamed seat (our own, offline) reads "Jugador" / "Player"
+        (a third-person name, so the reveal's sentences stay grammatical)."""
+        return tuple(n or self.tr("table.you_name") for n in names)
 
     @property
     def my_turn(self) -> bool:

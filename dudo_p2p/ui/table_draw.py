@@ -155,7 +155,7 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
         pygame.draw.rect(surface, theme.GOLD, plate.inflate(6, 6), width=3, border_radius=12)
     info = scene.players[seat] if seat < len(scene.players) else None
     name = _name(scene, seat)
-    if seat == me and not scene.hotseat and info is not None and info.name:
+    if seat == me and not scene.hotseat:
         name = f"{name} ({scene.tr('table.you')})"
     draw.text(surface, name, (plate.left + 10, plate.top + 6), 26,
               theme.GOLD if to_act else (theme.CREAM if alive else theme.DIM), shadow=False)
@@ -226,17 +226,17 @@ def _standing_bid(scene: TableScene, surface: pygame.Surface) -> None:
 def _reveal_center(scene: TableScene, surface: pygame.Surface) -> None:
     reveal = scene.reveal
     assert reveal is not None
-    cx, cy = CENTER[0], CENTER[1] - 20
-    box = pygame.Rect(0, 0, 520, 64 + 34 * len(reveal.lines))
+    cx, cy = CENTER[0], CENTER[1] + 14
+    box = pygame.Rect(0, 0, 450, 60 + 32 * len(reveal.lines))
     box.center = (cx, cy)
     draw.panel(surface, box, (30, 20, 14), theme.GOLD, alpha=215)
-    draw.text(surface, scene.tr("reveal.title"), (cx, box.top + 26), 40, theme.GOLD,
+    draw.text(surface, scene.tr("reveal.title"), (cx, box.top + 24), 38, theme.GOLD,
               anchor="center")
-    y = box.top + 62
+    y = box.top + 58
     for i, line in enumerate(reveal.lines):
         color = theme.CREAM if i < 2 else theme.GOLD
-        draw.text(surface, line, (cx, y), 28, color, anchor="center")
-        y += 34
+        draw.text(surface, line, (cx, y), 27, color, anchor="center")
+        y += 32
     draw.text(surface, scene.tr("reveal.continue"), (cx, box.bottom + 18), 22, theme.MUTED,
               anchor="center")
 
@@ -328,7 +328,7 @@ def _composer(scene: TableScene, surface: pygame.Surface) -> None:
                                 lambda: scene.call(Calzo),
                                 enabled=scene.offered(Calzo) is not None and not scene.blocked,
                                 color=theme.BUTTON_CALZO, size=32, hotkey="C", name="calzo"))
-    help_line = comp.help_text(tr, bids, my_turn, scene.preview_min())
+    help_line = "" if scene.blocked else comp.help_text(tr, bids, my_turn, scene.preview_min())
     ok = my_turn and comp.bid in bids
     draw.text(surface, help_line, (box.left + 20, box.bottom - 15), 23,
               theme.GREEN if ok else theme.GOLD, anchor="midleft")

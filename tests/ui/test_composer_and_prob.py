@@ -40,7 +40,7 @@ def test_help_when_not_our_turn_uses_the_rules_preview() -> None:
 def test_face_with_no_legal_bid_says_so() -> None:
     comp = Composer(count=2, face=1)
     bids = {Bid(1, f) for f in range(2, 7)}  # an opening: no aces
-    assert comp.help_text(Tr("en"), bids, True, None) == "You cannot bid on Ace now"
+    assert comp.help_text(Tr("en"), bids, True, None) == "You cannot bid on aces now"
 
 
 def test_start_turn_presets_the_lowest_raise_on_the_standing_face() -> None:
