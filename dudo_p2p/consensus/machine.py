@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus.actions_wire import action_fields
+from dudo_p2p.consensus.record import check_proof, encode_record
 from dudo_p2p.consensus.replica import (
     ChainItem,
     EpochPhase,
@@ -144,6 +145,7 @@ class TableMachine:
         self.secrets: EpochSecrets | None = None
         self.slots: dict[tuple[bytes, int, str, int], bytes] = {}
         self.seen: set[bytes] = set()
+        self.relayed: set[bytes] = set()
         self.act_slot = _ActSlot()
         self.buffer: list[Envelope] = []
         self.sent: set[tuple[int, str]] = set()
@@ -157,6 +159,9 @@ class TableMachine:
         self.removed_me = False
         self.peer_lengths: dict[int, int] = {}
         self.sync_asked_at = -1e9
+        self.own_current: bytes | None = None  # our entry for the current position
+        self.next_resend = now
+        self.persisted_len = 0
         self._by_digest: dict[bytes, bytes] = {}
         self._out: list[Effect] = [Emit(ev.GameStarted(seating.names, seating.rules))]
 
@@ -192,8 +197,9 @@ class TableMachine:
         kind, count, face, option = action_fields(action)
         body = Act(self.replica.head, kind, count, face, option)
         env = self._seal(self.replica.epoch.acts, body)
-        self._out.append(Persist(encode(["own", env.to_bytes()])))
-        self._out.append(Send(env.to_bytes()))
+        self.own_current = env.to_bytes()
+        self._out.append(Persist(encode(["own", self.own_current])))
+        self._out.append(Send(self.own_current))
         self._consider(env, now)
         return self._flush(now)
 
@@ -224,13 +230,83 @@ class TableMachine:
             body = Heartbeat(self.replica.head, len(self.replica.chain))
             self._out.append(Send(self._seal(0, body).to_bytes()))
         if not self.over:
+            self._resend(now)
             self._suspect(now)
         return self._flush(now)
+
+    def _resend(self, now: float) -> None:
+        """Frames get lost (a peer restarting, a full queue): while the log is stuck, send our
+        entry for the current position and our ack again, once per heartbeat interval."""
+        if now - self.progress_at < self.timeouts.heartbeat or now < self.next_resend:
+            return
+        self.next_resend = now + self.timeouts.heartbeat
+        if self.own_current is not None:
+            self._out.append(Send(self.own_current))
+        mine = self.act_slot.mine
+        if mine is not None:
+            env = self.act_slot.candidates[mine]
+            if env.author != self.identity.public_key:
+                self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
 
     def start(self, now: float) -> list[Effect]:
         """First effects after construction (our epoch-0 commitment)."""
         self._advance(now)
         return self._flush(now)
+
+    def record(self, genesis: bytes, signatures: list[bytes]) -> bytes:
+        """The game record of our chain so far (see :mod:`dudo_p2p.consensus.record`)."""
+        return encode_record(
+            genesis, signatures, self.replica.chain, self.certificates, self.proofs
+        )
+
+    @classmethod
+    def restore(
+        cls,
+        identity: Identity,
+        seating: Seating,
+        records: list[bytes],
+        rng: RandomBytes,
+        now: float,
+        *,
+        timeouts: Timeouts = Timeouts(),
+    ) -> TableMachine:
+        """A machine rebuilt from its journal after a crash: the chain is replayed through the
+        same checks as live entries, our secrets and our own unagreed act are taken back (so
+        we re-send the very same entries, never different ones), then we ask the table for
+        whatever we missed. Raises RemoteProtocolError on a journal that does not replay."""
+        machine = cls(identity, seating, rng, now, timeouts=timeouts)
+        rep = machine.replica
+        own: list[bytes] = []
+        for raw in records:
+            record = decode(raw, max_size=1 << 20)
+            if not isinstance(record, list) or not record or not isinstance(record[0], str):
+                raise DecodeError("bad journal record")
+            match record:
+                case ["item", bytes() as data]:
+                    rep.replay([ChainItem(rep.epoch.number, b"", data)], machine._open)
+                case ["removal", int() as epoch, int() as target, str() as reason, list() as cert]:
+                    votes = [b for b in cert if isinstance(b, bytes)]
+                    machine.certificates[(epoch, target)] = votes
+                    rep.remove(target, reason)
+                case ["secrets", list() as fields]:
+                    machine.secrets = EpochSecrets.from_record(fields)
+                case ["own", bytes() as data]:
+                    own.append(data)
+                case _:
+                    raise DecodeError(f"unknown journal record {record[0]!r}")
+        machine.persisted_len = len(rep.chain)
+        machine.seen = {item.digest for item in rep.chain}
+        if machine.secrets is not None and machine.secrets.epoch != rep.epoch.number:
+            machine.secrets = None
+        machine._out = [Log("info", f"restored {len(rep.chain)} entries from the journal")]
+        for data in own:
+            env = machine._open(data)
+            if env.round_no == rep.epoch.number and env.seq == rep.epoch.acts:
+                machine.own_current = data
+                machine._out.append(Send(data))
+                machine._consider(env, now)
+        machine._out.append(Send(machine._seal(0, SyncRequest(len(rep.chain))).to_bytes()))
+        return machine
 
     def leave(self, now: float) -> list[Effect]:
         """Tell the table we leave for good."""
@@ -305,11 +381,11 @@ class TableMachine:
         self.slots[slot] = digest
         self.seen.add(digest)
         self._remember(env)
-        if author != self.seat:
-            self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
         if isinstance(env.body, Act):
+            # an act is acked (and so relayed) only when it is the candidate we choose
             self._candidate(env, author, now)
         else:
+            self._relay(env, author)
             if isinstance(env.body, Commit) and author != self.seat and self.secrets is not None:
                 try:
                     self.secrets.take_sealed(
@@ -318,6 +394,14 @@ class TableMachine:
                 except DecryptError as exc:
                     self._out.append(Log("warning", f"seat {author} sealed a bad share: {exc}"))
             self._after_concurrent(env, now)
+
+    def _relay(self, env: Envelope, author: int) -> None:
+        """Ack a peer's entry to everyone, once (our own entries were sent already)."""
+        digest = env.digest()
+        if author == self.seat or digest in self.relayed:
+            return
+        self.relayed.add(digest)
+        self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
 
     def _remember(self, env: Envelope) -> None:
         """Keep every accepted envelope: the first half of a later equivocation proof."""
@@ -333,6 +417,7 @@ class TableMachine:
         if slot.mine is None:
             slot.mine = digest
             slot.acks[digest].add(self.seat)
+            self._relay(env, author)
         self._settle_race()
         self._try_finalize(now)
 
@@ -363,8 +448,9 @@ class TableMachine:
             slot.mine = best
             slot.acks[best].add(self.seat)
             env = slot.candidates[best]
-            if self.seating.seat_of(env.author) != self.seat:
-                self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
+            author = self.seating.seat_of(env.author)
+            assert author is not None
+            self._relay(env, author)
 
     def _try_finalize(self, now: float) -> None:
         slot = self.act_slot
@@ -455,12 +541,18 @@ class TableMachine:
                 return
         self.sent.add(key)
         env = self._seal(0, body)
-        self._out.append(Send(env.to_bytes()))
+        self.own_current = env.to_bytes()
+        self._out.append(Send(self.own_current))
         self._consider(env, now)
 
     def _chained(self, now: float) -> None:
-        """The head moved: reset per-slot state, retry what we buffered."""
+        """The head moved: journal the new items, reset per-slot state, retry the buffer."""
+        for item in self.replica.chain[self.persisted_len :]:
+            if item.removed_seat is None:
+                self._out.append(Persist(encode(["item", item.data])))
+        self.persisted_len = len(self.replica.chain)
         self.progress_at = now
+        self.own_current = None
         self.act_slot = _ActSlot()
         pending, self.buffer = self.buffer, []
         for env in pending:
@@ -481,9 +573,7 @@ class TableMachine:
 
     def _take_proof(self, first: bytes, second: bytes, now: float, verified: bool = False) -> None:
         a, b = self._open(first), self._open(second)
-        same_slot = (a.author, a.round_no, a.kind, a.seq) == (b.author, b.round_no, b.kind, b.seq)
-        if not same_slot or a.digest() == b.digest() or a.kind in ("ack", "heartbeat", "vote"):
-            raise RemoteProtocolError("not a proof of equivocation")
+        check_proof(a, b)
         seat = self.seating.seat_of(a.author)
         assert seat is not None
         if seat in self.expelled:
@@ -554,6 +644,7 @@ class TableMachine:
         self.certificates[(epoch, target)] = cert
         self.replica.remove(target, reason)
         self._out.append(Persist(encode(["removal", epoch, target, reason, cert])))
+        self.persisted_len = len(self.replica.chain)
         self._out.append(Emit(ev.PlayerLeft(target, reason)))
         if target == self.seat:
             self.removed_me = True

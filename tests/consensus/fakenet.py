@@ -17,7 +17,6 @@ from dudo_p2p.consensus.genesis import Candidate, propose, seating_from, sign
 from dudo_p2p.consensus.machine import Emit, Send, TableMachine, Timeouts
 from dudo_p2p.consensus.replica import Seating
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.errors import IllegalAction
 from dudo_p2p.rules import RuleSet
 
 Route = Callable[[int, int, bytes, float], list[float]]
@@ -28,14 +27,15 @@ def identities(n: int, seed: int) -> list[Identity]:
     return [Identity.generate(lambda k: rng.randbytes(k)) for _ in range(n)]
 
 
-def make_seating(ids: list[Identity], rules: RuleSet, *, timer_ms: int = 0) -> Seating:
+def make_genesis(
+    ids: list[Identity], rules: RuleSet, *, timer_ms: int = 0, game_id: bytes = bytes(range(16))
+) -> tuple[bytes, list[bytes]]:
     players = [
         Candidate(i.public_key, i.x25519_public, f"p{k}", "127.0.0.1", 4000 + k)
         for k, i in enumerate(ids)
     ]
-    genesis = propose(ids[0], bytes(range(16)), "ABCDE", rules, timer_ms, players)
-    sigs = [sign(i, genesis).to_bytes() for i in ids]
-    return seating_from(genesis.to_bytes(), sigs)
+    genesis = propose(ids[0], game_id, "ABCDE", rules, timer_ms, players)
+    return genesis.to_bytes(), [sign(i, genesis).to_bytes() for i in ids]
 
 
 @dataclass(order=True)
@@ -56,13 +56,14 @@ class FakeNet:
         seed: int,
         *,
         route: Route | None = None,
-        timeouts: Timeouts = Timeouts(),
+        timeouts: Timeouts | None = None,
         timer_ms: int = 0,
         act_prob: float = 0.5,
     ) -> None:
         self.rng = random.Random(seed)
         self.ids = identities(n, seed)
-        self.seating = make_seating(self.ids, rules, timer_ms=timer_ms)
+        self.genesis, self.signatures = make_genesis(self.ids, rules, timer_ms=timer_ms)
+        self.seating: Seating = seating_from(self.genesis, self.signatures)
         self.now = 0.0
         self.route = route or self.default_route
         self.queue: list[_Delivery] = []
@@ -71,13 +72,12 @@ class FakeNet:
         self.dead: set[int] = set()
         self.act_prob = act_prob
         self.policies: dict[int, Callable[[TableMachine], None]] = {}
+        self.timeouts = timeouts or Timeouts()
+        self.secret_rngs = [random.Random(seed * 100 + s) for s in range(n)]
         self.machines = [
             TableMachine(
-                ident,
-                self.seating,
-                lambda k, r=random.Random(seed * 100 + s): r.randbytes(k),
-                self.now,
-                timeouts=timeouts,
+                ident, self.seating, self.secret_rngs[s].randbytes, self.now,
+                timeouts=self.timeouts,
             )
             for s, ident in enumerate(self.ids)
         ]
@@ -105,12 +105,7 @@ class FakeNet:
         legal = m.legal_actions()
         if not legal:
             return
-        # weight calls lower so games end but rounds last a few bids
-        action = self.rng.choice(legal)
-        try:
-            self.apply(seat, m.submit(action, self.now))
-        except IllegalAction:
-            pass
+        self.apply(seat, m.submit(self.rng.choice(legal), self.now))
 
     def step(self) -> bool:
         """Deliver the next frame (or advance the clock by a tick); False when idle."""
@@ -145,3 +140,31 @@ class FakeNet:
             for s in range(len(self.machines))
             if s not in self.dead and not self.machines[s].removed_me
         }
+
+
+def random_rules(rng: random.Random) -> RuleSet:
+    """A random valid rule set: draw every option, keep the first coherent combination."""
+    from dataclasses import fields
+
+    from dudo_p2p.errors import InvalidRuleSet
+    from dudo_p2p.rules import VARIANTS
+
+    for _ in range(1000):
+        d = {f.name: rng.choice(VARIANTS[f.name].allowed) for f in fields(RuleSet)}
+        try:
+            return RuleSet.from_dict(d)
+        except InvalidRuleSet:
+            continue
+    raise AssertionError("no coherent rule set drawn")
+
+
+def faulty_route(net: FakeNet, drop: float, dup: float, max_delay: float) -> Route:
+    """Drop, duplicate and delay (hence reorder) frames at random, from the net's own RNG."""
+
+    def route(src: int, dst: int, frame: bytes, now: float) -> list[float]:
+        if net.rng.random() < drop:
+            return []
+        copies = 2 if net.rng.random() < dup else 1
+        return [now + net.rng.uniform(0.0005, max_delay) for _ in range(copies)]
+
+    return route

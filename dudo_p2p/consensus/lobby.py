@@ -1,0 +1,495 @@
+"""The pre-game handshake: hello, welcome, genesis, genesis-sign. Pure: no I/O, no clock.
+
+A :class:`Lobby` is one peer's side of seating a table, in the effect style of
+:class:`~dudo_p2p.consensus.machine.TableMachine`: ``receive``/``tick``/``add_target`` return
+a list of effects the node carries out in order (:class:`Connect`, :class:`SendTo`,
+:class:`~dudo_p2p.consensus.machine.Log`, :class:`Refused`, :class:`Seated`). Peers are named
+by the key their link is held under: an Ed25519 public key, or, before a ``--join`` target
+has answered, a placeholder the node made up.
+
+The handshake (protocol.md §4, "Lobby"):
+
+1. A joiner sends a signed ``hello`` (game id = 16 zero bytes, round 0, seq 0) to each
+   target every :data:`HELLO_EVERY` seconds until it is welcomed: a link refuses frames until
+   its TCP handshake is done, so the first ones are usually lost.
+2. The host answers every hello with a ``welcome`` (same zero context) naming the seats so
+   far and the game id, or with ``refused`` saying why (another table code, table full, game
+   started). It links back to the IP the hello came from and the port the hello names.
+3. When every seat is taken the host proposes the ``genesis`` (seat 0 the host, then join
+   order) and sends it to each joiner. Every peer checks it (signed by the host that welcomed
+   it, its table code and game id, that it is seated, that it accepts the rules), links to
+   every seat and sends its ``genesis-sign`` to all of them.
+4. With every seat's signature, :func:`~dudo_p2p.consensus.genesis.seating_from` builds the
+   :class:`Seating` and the lobby emits :class:`Seated`; the node builds the table machine.
+
+Re-sends: the host re-sends the genesis to every seat whose signature it lacks, and every
+signing peer re-sends its own signature to every other seat, each :data:`GENESIS_EVERY`
+seconds until it is seated. A seated peer answers any later lobby frame from a seat with the
+genesis and every signature, so a peer that missed one catches up from anyone.
+
+Nothing from the wire raises: a bad frame becomes a ``Log`` effect and changes nothing.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from dudo_p2p.consensus.genesis import Candidate, open_genesis, propose, seating_from, sign
+from dudo_p2p.consensus.machine import Log
+from dudo_p2p.consensus.replica import Seating
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.errors import DecodeError, InvalidValue, RemoteProtocolError
+from dudo_p2p.protocol.codec import decode
+from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
+from dudo_p2p.protocol.kinds import GAME_ID_LEN, Genesis, GenesisSign, Hello, Welcome
+from dudo_p2p.rules import RuleSet
+
+LOBBY_KINDS = frozenset({"hello", "welcome", "genesis", "genesis-sign"})
+LOBBY_GAME_ID = bytes(GAME_ID_LEN)
+HELLO_EVERY = 0.2  # seconds between hellos while a target has not answered
+# Faster than the one second the brief suggests: links dialled on the genesis refuse frames
+# for one TCP handshake, so the first signatures are lost and the re-send paces the start.
+GENESIS_EVERY = 0.25
+MAX_TARGETS = 16  # hosts a joiner says hello to at once (discovery can offer many)
+ANSWER_EVERY = 0.25  # a seated peer answers one seat's lobby frames at most this often
+_UNSPECIFIED = ("", "0.0.0.0", "::")
+
+
+@dataclass(frozen=True)
+class Connect:
+    """Open (or keep) the link to ``peer`` at ``host:port``."""
+
+    peer: bytes
+    host: str
+    port: int
+
+
+@dataclass(frozen=True)
+class SendTo:
+    """Send ``frame`` on the link held under ``peer``."""
+
+    peer: bytes
+    frame: bytes
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The host behind link ``peer`` refused our hello, saying ``reason``."""
+
+    peer: bytes
+    reason: str
+
+
+@dataclass(frozen=True)
+class Seated:
+    """Every seat signed the genesis: the game can start. ``addresses[i]`` is where seat i's
+    link is, as this peer resolved it (seat 0 announces no address; joiners use the one they
+    reached the host at)."""
+
+    seating: Seating
+    genesis: bytes
+    signatures: tuple[bytes, ...]
+    addresses: tuple[tuple[str, int], ...]
+
+
+LobbyEffect = Connect | SendTo | Refused | Seated | Log
+
+
+class Phase(enum.Enum):
+    """Where this peer stands in the handshake."""
+
+    SEEKING = "seeking"  # joiner: saying hello, not welcomed yet
+    GATHERING = "gathering"  # host: seats free; joiner: welcomed, waiting for the genesis
+    SIGNING = "signing"  # holds a genesis, collecting the seats' signatures
+    SEATED = "seated"  # every signature in: the game runs
+
+
+def peek_kind(frame: bytes) -> str | None:
+    """The ``kind`` field of an envelope frame, or None when it is not one (nothing checked
+    but the shape: the lobby or the machine authenticates it afterwards)."""
+    try:
+        value = decode(frame)
+    except RemoteProtocolError:
+        return None
+    if isinstance(value, list) and len(value) == 8 and isinstance(value[5], str):
+        return value[5]
+    return None
+
+
+@dataclass
+class _Target:
+    host: str
+    port: int
+    next_hello: float = 0.0
+
+
+@dataclass
+class _Signing:
+    genesis: bytes
+    body: Genesis
+    digest: bytes
+    game_id: bytes
+    addresses: list[tuple[str, int]]
+    signatures: dict[int, bytes] = field(default_factory=dict)
+
+
+class Lobby:
+    """One peer's side of the handshake (module docstring). Build with :meth:`hosting`,
+    :meth:`joining` or :meth:`resumed`."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        name: str,
+        link_host: str,
+        link_port: int,
+        *,
+        table: str | None,
+        accept_rules: Callable[[RuleSet], bool],
+    ) -> None:
+        self.identity = identity
+        self.name = name[:32]
+        self.link_host = "" if link_host in _UNSPECIFIED else link_host
+        self.link_port = link_port
+        self.table = table
+        self.accept_rules = accept_rules
+        self.phase = Phase.SEEKING
+        self.is_host = False
+        self.seats_total = 0
+        self.game_id = LOBBY_GAME_ID
+        self.rules: RuleSet | None = None
+        self.turn_timer_ms = 0
+        self.players: list[Candidate] = []  # host: seat order so far
+        self.targets: dict[bytes, _Target] = {}
+        self.host_pub: bytes | None = None
+        self.host_address: tuple[str, int] | None = None
+        self.signing: _Signing | None = None
+        self.seated: Seated | None = None
+        self.next_resend = 0.0
+        self.answered: dict[bytes, float] = {}
+        self.refusals: list[str] = []
+
+    @classmethod
+    def hosting(
+        cls,
+        identity: Identity,
+        name: str,
+        link_host: str,
+        link_port: int,
+        *,
+        table: str,
+        game_id: bytes,
+        seats: int,
+        rules: RuleSet,
+        turn_timer_ms: int,
+    ) -> Lobby:
+        """The host's lobby: seat 0 is ours; ``game_id`` is 16 random bytes from the node."""
+        if not 2 <= seats <= 6:
+            raise InvalidValue(f"a table seats 2 to 6 players, not {seats}")
+        if len(game_id) != GAME_ID_LEN or game_id == LOBBY_GAME_ID:
+            raise InvalidValue("a game id is 16 random bytes")
+        lobby = cls(identity, name, link_host, link_port, table=table, accept_rules=lambda _: True)
+        lobby.is_host = True
+        lobby.phase = Phase.GATHERING
+        lobby.seats_total = seats
+        lobby.game_id = game_id
+        lobby.rules = rules
+        lobby.turn_timer_ms = turn_timer_ms
+        lobby.players = [
+            Candidate(identity.public_key, identity.x25519_public, lobby.name, lobby.link_host,
+                      link_port)
+        ]
+        return lobby
+
+    @classmethod
+    def joining(
+        cls,
+        identity: Identity,
+        name: str,
+        link_host: str,
+        link_port: int,
+        *,
+        table: str | None = None,
+        accept_rules: Callable[[RuleSet], bool] = lambda _: True,
+    ) -> Lobby:
+        """A joiner's lobby; ``table`` (when given) is the only table code it will sit at."""
+        return cls(identity, name, link_host, link_port, table=table, accept_rules=accept_rules)
+
+    @classmethod
+    def resumed(cls, identity: Identity, seated: Seated) -> Lobby:
+        """The lobby of a peer restarted from its journal: already seated, it only answers."""
+        lobby = cls(identity, "", "", 0, table=seated.seating.table, accept_rules=lambda _: True)
+        lobby.phase = Phase.SEATED
+        lobby.seated = seated
+        lobby.game_id = seated.seating.game_id
+        return lobby
+
+    # ---- what the node asks ---------------------------------------------------------------
+
+    @property
+    def seats_taken(self) -> int:
+        return len(self.players) if self.is_host else 0
+
+    def next_tick_at(self) -> float | None:
+        """When :meth:`tick` next has something to send (None: nothing pending)."""
+        if self.phase is Phase.SEEKING and self.targets:
+            return min(t.next_hello for t in self.targets.values())
+        if self.phase is Phase.SIGNING:
+            return self.next_resend
+        return None
+
+    def add_target(self, key: bytes, host: str, port: int, now: float) -> list[LobbyEffect]:
+        """Joiner: say hello to the host behind ``key`` (its public key from a beacon, or a
+        placeholder for ``--join``) at ``host:port``. Ignored once welcomed."""
+        if self.is_host or self.phase is not Phase.SEEKING:
+            return []
+        current = self.targets.get(key)
+        if current is not None and (current.host, current.port) == (host, port):
+            return []
+        if current is None and len(self.targets) >= MAX_TARGETS:
+            return [Log("warning", f"too many tables to try; ignoring {host}:{port}")]
+        self.targets[key] = _Target(host, port, now)
+        return [Connect(key, host, port)]
+
+    # ---- timers ---------------------------------------------------------------------------
+
+    def tick(self, now: float) -> list[LobbyEffect]:
+        """Re-send what is owed: hellos while seeking, genesis and signatures while signing."""
+        out: list[LobbyEffect] = []
+        if self.phase is Phase.SEEKING:
+            for key, target in self.targets.items():
+                if now >= target.next_hello:
+                    target.next_hello = now + HELLO_EVERY
+                    out.append(SendTo(key, self._hello()))
+        elif self.phase is Phase.SIGNING and now >= self.next_resend:
+            self.next_resend = now + GENESIS_EVERY
+            out.extend(self._send_signing())
+        return out
+
+    # ---- receiving ------------------------------------------------------------------------
+
+    def receive(
+        self, frame: bytes, sender: bytes, address: str | None, now: float
+    ) -> list[LobbyEffect]:
+        """Handle one lobby frame (hello, welcome, genesis, genesis-sign) from the link held
+        under ``sender``, which came from IP ``address``. Bad input is logged, never raised."""
+        try:
+            env = open_envelope(frame, expect_round=0)
+            match env.body:
+                case Hello():
+                    self._expect_lobby_context(env.game_id, env.seq)
+                    return self._on_hello(env.author, env.body, address, now)
+                case Welcome():
+                    self._expect_lobby_context(env.game_id, env.seq)
+                    return self._on_welcome(env.author, env.body, sender, address)
+                case Genesis():
+                    return self._on_genesis(frame, env.author, now)
+                case GenesisSign():
+                    return self._on_sign(frame, env.author, now)
+                case _:
+                    return [Log("warning", f"{env.kind} is not a lobby message")]
+        except RemoteProtocolError as exc:
+            return [Log("warning", f"rejected lobby frame: {type(exc).__name__}: {exc}")]
+
+    @staticmethod
+    def _expect_lobby_context(game_id: bytes, seq: int) -> None:
+        if game_id != LOBBY_GAME_ID or seq != 0:
+            raise DecodeError("hello and welcome travel with a zero game id and seq 0")
+
+    # ---- host side ------------------------------------------------------------------------
+
+    def _on_hello(
+        self, author: bytes, hello: Hello, address: str | None, now: float
+    ) -> list[LobbyEffect]:
+        if not self.is_host:
+            return [Log("info", "a hello reached a peer that is not hosting; ignored")]
+        host = address if address is not None else hello.host
+        if host in _UNSPECIFIED or hello.port == 0:
+            return [Log("warning", f"hello from {author[:4].hex()} without a reachable address")]
+        out: list[LobbyEffect] = [Connect(author, host, hello.port)]
+        seat = next((i for i, p in enumerate(self.players) if p.pub == author), None)
+        refused = ""
+        if hello.table != self.table:
+            refused = f"no table {hello.table} here"
+        elif seat is None and self.phase is not Phase.GATHERING:
+            refused = "the game has started" if self.phase is Phase.SEATED else "the table is full"
+        elif seat is None and author == self.identity.public_key:
+            refused = "that is the host's own key"
+        if refused:
+            out.append(SendTo(author, self._welcome(refused)))
+            return out
+        if seat is None:
+            seat = len(self.players)
+            self.players.append(
+                Candidate(author, hello.x25519, hello.name, host, hello.port)
+            )
+            out.append(Log("info", f"seat {seat}: {hello.name} at {host}:{hello.port}"))
+        elif self.phase is Phase.GATHERING:  # a repeated hello, maybe from a moved peer
+            self.players[seat] = Candidate(author, hello.x25519, hello.name, host, hello.port)
+        out.append(SendTo(author, self._welcome("")))
+        if self.phase is Phase.GATHERING and len(self.players) == self.seats_total:
+            out.extend(self._propose(now))
+        elif self.phase is not Phase.GATHERING:
+            out.extend(self._answer(author, now, force=True))
+        return out
+
+    def _propose(self, now: float) -> list[LobbyEffect]:
+        assert self.rules is not None and self.table is not None
+        env = propose(self.identity, self.game_id, self.table, self.rules, self.turn_timer_ms,
+                      self.players)
+        out: list[LobbyEffect] = [Log("info", f"table {self.table} full: genesis proposed")]
+        out.extend(self._take_genesis(env.to_bytes(), now))
+        return out
+
+    def _welcome(self, refused: str) -> bytes:
+        body = Welcome(
+            table=self.table or "",
+            game_id=self.game_id,
+            names=tuple(p.name for p in self.players),
+            seats_total=self.seats_total,
+            refused=refused[:64],
+        )
+        return seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, body).to_bytes()
+
+    # ---- joiner side ----------------------------------------------------------------------
+
+    def _hello(self) -> bytes:
+        body = Hello(self.table or "", self.name, self.identity.x25519_public, self.link_host,
+                     self.link_port)
+        return seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, body).to_bytes()
+
+    def _on_welcome(
+        self, author: bytes, welcome: Welcome, sender: bytes, address: str | None
+    ) -> list[LobbyEffect]:
+        if self.is_host or self.phase is not Phase.SEEKING:
+            return []  # an answer to a repeated hello
+        key = self._target_of(author, sender, address)
+        if key is None:
+            return [Log("warning", "a welcome from a peer we did not say hello to")]
+        target = self.targets[key]
+        if welcome.refused:
+            del self.targets[key]
+            self.refusals.append(welcome.refused)
+            return [Log("warning", f"{target.host}:{target.port} refused us: {welcome.refused}"),
+                    Refused(key, welcome.refused)]
+        if self.table is not None and welcome.table != self.table:
+            return [Log("warning", f"welcome to table {welcome.table}, we want {self.table}")]
+        if welcome.game_id == LOBBY_GAME_ID:
+            return [Log("warning", "a welcome without a game id")]
+        self.phase = Phase.GATHERING
+        self.host_pub = author
+        self.host_address = (target.host, target.port)
+        self.table = welcome.table
+        self.game_id = welcome.game_id
+        self.seats_total = welcome.seats_total
+        return [
+            Connect(author, target.host, target.port),
+            Log("info", f"welcomed at table {welcome.table} ({len(welcome.names)}/"
+                        f"{welcome.seats_total}: {', '.join(welcome.names)})"),
+        ]
+
+    def _target_of(self, author: bytes, sender: bytes, address: str | None) -> bytes | None:
+        """Which target a welcome answers: the one keyed by its author, else (a ``--join``
+        placeholder) the one at the IP the welcome came from, else the only one."""
+        for key in (author, sender):
+            if key in self.targets:
+                return key
+        by_ip = [k for k, t in self.targets.items() if t.host == address]
+        if len(by_ip) == 1:
+            return by_ip[0]
+        return next(iter(self.targets)) if len(self.targets) == 1 else None
+
+    # ---- the genesis and its signatures -----------------------------------------------------
+
+    def _on_genesis(self, frame: bytes, author: bytes, now: float) -> list[LobbyEffect]:
+        if self.phase is Phase.SEATED:
+            return self._answer(author, now)
+        if self.signing is not None:
+            if frame != self.signing.genesis:
+                return [Log("warning", "a second, different genesis; ignored")]
+            return []
+        if self.is_host or self.host_pub is None or author != self.host_pub:
+            return [Log("warning", "a genesis from a peer that is not our host; ignored")]
+        return self._take_genesis(frame, now)
+
+    def _take_genesis(self, frame: bytes, now: float) -> list[LobbyEffect]:
+        env, body, rules = open_genesis(frame)
+        me = self.identity.public_key
+        problem = None
+        if env.game_id != self.game_id:
+            problem = "a genesis for another game"
+        elif body.table != self.table:
+            problem = f"a genesis for table {body.table}"
+        elif me not in body.pubs:
+            problem = "a genesis that does not seat us"
+        elif not self.accept_rules(rules):
+            problem = "a genesis with rules we do not accept"
+        if problem is not None:
+            return [Log("warning", f"refused {problem}")]
+        addresses = []
+        for seat, (host, port) in enumerate(zip(body.hosts, body.ports, strict=True)):
+            if host in _UNSPECIFIED and seat == 0 and self.host_address is not None:
+                host = self.host_address[0]
+            addresses.append((host, port))
+        self.signing = _Signing(frame, body, env.digest(), env.game_id, addresses)
+        self.signing.signatures[body.pubs.index(me)] = sign(self.identity, env).to_bytes()
+        self.phase = Phase.SIGNING
+        self.next_resend = now + GENESIS_EVERY
+        out: list[LobbyEffect] = []
+        for seat, pub in enumerate(body.pubs):
+            host, port = addresses[seat]
+            if pub != me and host not in _UNSPECIFIED and port:
+                out.append(Connect(pub, host, port))
+        out.extend(self._send_signing())
+        return out
+
+    def _send_signing(self) -> list[LobbyEffect]:
+        signing = self.signing
+        assert signing is not None
+        me = self.identity.public_key
+        mine = signing.signatures[signing.body.pubs.index(me)]
+        out: list[LobbyEffect] = []
+        for seat, pub in enumerate(signing.body.pubs):
+            if pub == me:
+                continue
+            if self.is_host and seat not in signing.signatures:
+                out.append(SendTo(pub, signing.genesis))
+            # Every seat, even one whose signature we hold: it may still lack ours.
+            out.append(SendTo(pub, mine))
+        return out
+
+    def _on_sign(self, frame: bytes, author: bytes, now: float) -> list[LobbyEffect]:
+        if self.phase is Phase.SEATED:
+            return self._answer(author, now)
+        signing = self.signing
+        if signing is None:
+            return []  # before the genesis reached us; the signer re-sends it
+        env = open_envelope(frame, expect_game=signing.game_id, expect_round=0,
+                            known_authors=signing.body.pubs)
+        assert isinstance(env.body, GenesisSign)
+        if env.body.digest != signing.digest:
+            return [Log("warning", "a signature on another genesis; ignored")]
+        signing.signatures[signing.body.pubs.index(author)] = frame
+        if len(signing.signatures) < len(signing.body.pubs):
+            return []
+        return self._seat_table(signing)
+
+    def _seat_table(self, signing: _Signing) -> list[LobbyEffect]:
+        ordered = tuple(signing.signatures[s] for s in range(len(signing.body.pubs)))
+        seating = seating_from(signing.genesis, ordered)
+        self.seated = Seated(seating, signing.genesis, ordered, tuple(signing.addresses))
+        self.phase = Phase.SEATED
+        return [Log("info", f"table {seating.table} seated: {', '.join(seating.names)}"),
+                self.seated]
+
+    def _answer(self, author: bytes, now: float, *, force: bool = False) -> list[LobbyEffect]:
+        """A seated peer hands a seat that is still signing the genesis and every signature."""
+        seated = self.seated
+        if seated is None or author not in seated.seating.pubs:
+            return []
+        if not force and now < self.answered.get(author, -1.0) + ANSWER_EVERY:
+            return []
+        self.answered[author] = now
+        return [SendTo(author, seated.genesis), *(SendTo(author, s) for s in seated.signatures)]
