@@ -134,8 +134,11 @@ class ScoringBot:
         self._truth = TruthModel()
         self.temperature = 0.03 if self._hard else 0.0
         self.doubt_below = 0.35
-        self.assumed_tau = 0.5
+        self.assumed_tau = 0.9
         self.future_share = 0.7
+        self.lookahead = self._hard
+        self.their_threshold = 0.45
+        self.gate = not self._hard
 
     # ---- public ------------------------------------------------------------------------
 
@@ -190,7 +193,7 @@ class ScoringBot:
         if know.standing is None:
             return None
         p = est.p_true(know.standing)
-        if not self._hard and p >= self.doubt_below:
+        if self.gate and p >= self.doubt_below:
             return 1.0 + p
         return p
 
@@ -198,7 +201,7 @@ class ScoringBot:
         """Chance a raise to ``bid`` costs us a die (see the module docstring)."""
         p_false = 1.0 - est.p_true(bid)
         nxt = know.next_seat
-        if not self._hard or nxt is None or not est.is_hidden(nxt) or nxt == know.seat:
+        if not self.lookahead or nxt is None or not est.is_hidden(nxt) or nxt == know.seat:
             return p_false
         # The next player sees their own m matches but not the rest: they doubt when, from
         # their side, the bid looks unlikely. Sum exactly over m: P(doubt and bid false).
@@ -213,7 +216,7 @@ class ScoringBot:
             if pm == 0.0:
                 continue
             looks = prob_at_least(unseen, bid.count - m)
-            doubt = 1.0 / (1.0 + math.exp((looks - 0.45) / 0.08))
+            doubt = 1.0 / (1.0 + math.exp((looks - self.their_threshold) / 0.08))
             false_given_m = 1.0 - prob_at_least(rest, bid.count - m)
             doubted_false += pm * doubt * false_given_m
             not_doubted += pm * (1.0 - doubt)

@@ -183,3 +183,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary.to_json()))
     return 0
+
+
+if __name__ == "__main__":  # python -m dudo_p2p.bots.tournament (before the CLI registers it)
+    _parser = argparse.ArgumentParser(prog="python -m dudo_p2p.bots.tournament")
+    add_parser(_parser.add_subparsers(dest="command", required=True))
+    _args = _parser.parse_args(["tournament", *sys.argv[1:]])
+    sys.exit(run(_args))
