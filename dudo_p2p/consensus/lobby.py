@@ -14,7 +14,9 @@ The handshake (protocol.md §4, "Lobby"):
    its TCP handshake is done, so the first ones are usually lost.
 2. The host answers every hello with a ``welcome`` (same zero context) naming the seats so
    far and the game id, or with ``refused`` saying why (another table code, table full, game
-   started). It links back to the IP the hello came from and the port the hello names.
+   started). It links back to the IP the hello came from and the port the hello names. A
+   hello with an empty table code (``--join`` by address without ``--table``) asks for
+   whatever table the host holds.
 3. When every seat is taken the host proposes the ``genesis`` (seat 0 the host, then join
    order) and sends it to each joiner. Every peer checks it (signed by the host that welcomed
    it, its table code and game id, that it is seated, that it accepts the rules), links to
@@ -311,12 +313,10 @@ class Lobby:
         out: list[LobbyEffect] = [Connect(author, host, hello.port)]
         seat = next((i for i, p in enumerate(self.players) if p.pub == author), None)
         refused = ""
-        if hello.table != self.table:
+        if hello.table and hello.table != self.table:  # "": whatever table is hosted here
             refused = f"no table {hello.table} here"
         elif seat is None and self.phase is not Phase.GATHERING:
             refused = "the game has started" if self.phase is Phase.SEATED else "the table is full"
-        elif seat is None and author == self.identity.public_key:
-            refused = "that is the host's own key"
         if refused:
             out.append(SendTo(author, self._welcome(refused)))
             return out

@@ -1,0 +1,484 @@
+"""The node: the one loop that owns the sockets, the clock, the randomness and the journal.
+
+A :class:`Node` wires :class:`~dudo_p2p.net.links.Links` and (optionally)
+:class:`~dudo_p2p.net.discovery.Discovery` to the pure :class:`~dudo_p2p.consensus.lobby.Lobby`
+and, once every seat signed the genesis, the :class:`~dudo_p2p.consensus.machine.TableMachine`.
+Nothing else in dudo-p2p reads ``time.monotonic`` or ``os.urandom`` for the game.
+
+One turn of the loop (:meth:`Node.step`): poll the link sockets and the beacon socket until
+the next timer (the machine's tick at least every :data:`TICK_EVERY` seconds, the lobby's
+re-sends, the next beacon); read every beacon and every frame; run the timers; carry out the
+collected effects as one batch (:meth:`Node.carry_out`):
+
+- every ``Persist`` of the batch is appended to the journal and the journal is fsynced once,
+  *before* any of the batch's sends (so a record is durable before anything that depends on
+  it leaves; writing a record a little early is harmless, a send before it is not);
+- ``Send`` goes to the seat's public key (``to=None``: every other seat); ``Connect``/``SendTo``
+  (lobby) open links and send by link key;
+- ``Emit`` appends the event to :attr:`Node.events` (the session drains it);
+- ``Log`` goes to the ``logging`` module;
+- ``Seated`` writes the journal's first record and builds the machine, whose first effects
+  and the game frames buffered before it existed run in the next batch.
+
+Frames are routed by their ``kind`` (peeked, not trusted): lobby kinds to the lobby, others to
+the machine, or into a bounded buffer while the machine does not exist yet. Garbage is logged
+and dropped. The frame size is checked by ZeroMQ (``MAXMSGSIZE``) before anything is read and
+again by the envelope decoder.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from dudo_p2p.consensus.lobby import (
+    LOBBY_KINDS,
+    Connect,
+    Lobby,
+    LobbyEffect,
+    Refused,
+    Seated,
+    SendTo,
+    peek_kind,
+)
+from dudo_p2p.consensus.machine import Effect, Emit, Log, Persist, Send, TableMachine
+from dudo_p2p.consensus.replica import EpochPhase
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.errors import InvalidValue
+from dudo_p2p.net.beacon import Beacon, TableState, new_table_code
+from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT, Discovery
+from dudo_p2p.net.links import Links
+from dudo_p2p.node import journal as jr
+from dudo_p2p.rules import RuleSet
+from dudo_p2p.session.events import Event, GameOver, PlayerLeft
+
+log = logging.getLogger(__name__)
+
+TICK_EVERY = 0.05  # the machine's timers run at least this often (heartbeats, votes, resends)
+MAX_EARLY_FRAMES = 1024  # game frames kept while our machine does not exist yet
+SETTLE_GRACE = 3.0  # after the game ends, serve lagging peers at most this long
+
+AnyEffect = Effect | LobbyEffect
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Where the node listens and beacons. ``broadcast`` None: every interface's broadcast
+    address (tests and ``sim`` pass ``["127.255.255.255"]``); ``discovery`` False: no beacon
+    socket at all (direct ``--join`` only)."""
+
+    bind: str = "0.0.0.0"
+    port: int = 0
+    beacon_port: int = DEFAULT_BEACON_PORT
+    broadcast: Sequence[str] | None = None
+    discovery: bool = True
+
+
+@dataclass
+class Stats:
+    """Counters for ``-v`` output and tests."""
+
+    garbage_frames: int = 0
+    early_frames: int = 0
+    early_dropped: int = 0
+    refusals: list[str] = field(default_factory=list)
+
+
+class Node:
+    """One peer. Build with :meth:`host`, :meth:`join` or :meth:`resume`; drive with
+    :meth:`step` (or a session's ``wait``); :meth:`close` when done. Not thread-safe."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        name: str,
+        net: NetConfig,
+        *,
+        journal_path: Path | None,
+        resume: Seated | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.identity = identity
+        self.name = name
+        self.net = net
+        self.clock = clock
+        self.rng = random.SystemRandom()  # os.urandom underneath: keys, nonces, game id
+        self.ctx: zmq.Context[Any] = zmq.Context()
+        port = net.port
+        if resume is not None:
+            me = resume.seating.seat_of(identity.public_key)
+            assert me is not None
+            port = resume.addresses[me][1]  # the others' links point there
+        try:
+            self.links = Links(self.ctx, identity.public_key, bind_host=net.bind, port=port)
+            self.discovery: Discovery | None = None
+            if net.discovery:
+                broadcast = list(net.broadcast) if net.broadcast is not None else None
+                self.discovery = Discovery(net.beacon_port, broadcast_addresses=broadcast)
+        except BaseException:
+            self.links_close()
+            raise
+        self.poller = zmq.Poller()
+        for sock in self.links.sockets_for_poll():
+            self.poller.register(sock, zmq.POLLIN)
+        if self.discovery is not None:
+            self.poller.register(self.discovery.fileno(), zmq.POLLIN)
+        self.journal: jr.Journal | None = None
+        if journal_path is not None:
+            self.journal = jr.Journal(journal_path, truncate=resume is None)
+        self.records: list[bytes] = []  # every record journalled (the game's --record copy)
+        self.lobby: Lobby = Lobby.joining(identity, name, net.bind, self.links.port)
+        self.machine: TableMachine | None = None
+        self.seated: Seated | None = None
+        self.events: list[Event] = []
+        self.early: list[bytes] = []
+        self.stats = Stats()
+        self.discover_table: str | None = None
+        self.discovering = False
+        self.started_at = clock()
+        self.seated_at: float | None = None
+        self.over_at: float | None = None
+        self.next_tick = self.started_at
+        self.closed = False
+
+    # ---- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def host(
+        cls,
+        identity: Identity,
+        name: str,
+        net: NetConfig,
+        *,
+        seats: int,
+        rules: RuleSet,
+        turn_timer_ms: int,
+        table: str | None = None,
+        journal_path: Path | None = None,
+    ) -> Node:
+        """Open a table of ``seats`` seats (we take seat 0) and advertise it."""
+        node = cls(identity, name, net, journal_path=journal_path)
+        code = table or new_table_code(node.rng)
+        node.lobby = Lobby.hosting(
+            identity, name, net.bind, node.links.port, table=code,
+            game_id=node.rng.randbytes(16), seats=seats, rules=rules,
+            turn_timer_ms=turn_timer_ms,
+        )
+        node._update_beacon()
+        return node
+
+    @classmethod
+    def join(
+        cls,
+        identity: Identity,
+        name: str,
+        net: NetConfig,
+        *,
+        table: str | None = None,
+        addresses: Sequence[tuple[str, int]] = (),
+        discover: bool = True,
+        journal_path: Path | None = None,
+        accept_rules: Callable[[RuleSet], bool] = lambda _: True,
+    ) -> Node:
+        """Sit at a table: the one at each ``host:port`` in ``addresses`` and/or (``discover``)
+        the first open one the beacons show (with code ``table`` when given)."""
+        node = cls(identity, name, net, journal_path=journal_path)
+        node.lobby = Lobby.joining(identity, name, net.bind, node.links.port, table=table,
+                                   accept_rules=accept_rules)
+        node.discover_table = table
+        node.discovering = discover and node.discovery is not None
+        now = node.clock()
+        for host, port in addresses:
+            key = f"join:{host}:{port}".encode()  # placeholder until the host's welcome
+            node.carry_out(node.lobby.add_target(key, host, port, now))
+        node._update_beacon()
+        return node
+
+    @classmethod
+    def resume(cls, identity: Identity, name: str, net: NetConfig, journal_path: Path) -> Node:
+        """Rebuild a crashed peer from its journal (same identity): the machine replays the
+        log, takes back its secrets, reconnects to every seat and asks for what it missed.
+        Raises DudoError when the journal holds no game of this identity."""
+        records = jr.read(journal_path)
+        if not records:
+            raise InvalidValue(f"{journal_path}: the journal holds no game to resume")
+        seated = jr.parse_seating(records[0])
+        if seated.seating.seat_of(identity.public_key) is None:
+            raise InvalidValue(f"{journal_path}: this identity has no seat in that game")
+        node = cls(identity, name, net, journal_path=journal_path, resume=seated)
+        now = node.clock()
+        node.seated = seated
+        node.seated_at = now
+        node.records = list(records)
+        node.lobby = Lobby.resumed(identity, seated)
+        node.machine = TableMachine.restore(identity, seated.seating, records[1:],
+                                            node.rng.randbytes, now)
+        node._connect_seats(seated)
+        node._update_beacon()
+        node.carry_out(node.machine.tick(now))
+        return node
+
+    # ---- state for sessions and the CLI ------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """The game ended for us (a winner, or we were removed)."""
+        return self.machine is not None and self.machine.over
+
+    def settled(self) -> bool:
+        """Over, and every live seat's heartbeat shows our log length (or the grace ran out):
+        safe to leave without stranding a peer that still needs our last entries."""
+        machine = self.machine
+        if machine is None or not machine.over or self.over_at is None:
+            return False
+        if self.clock() - self.over_at > SETTLE_GRACE or machine.removed_me:
+            return True
+        length = len(machine.replica.chain)
+        live = [s for s in machine.replica.live_seats() if s != machine.seat]
+        return all(machine.peer_lengths.get(s, -1) >= length for s in live)
+
+    @property
+    def table_code(self) -> str | None:
+        return self.lobby.table
+
+    # ---- the loop -------------------------------------------------------------------------
+
+    def step(self, max_wait: float) -> None:
+        """Wait for input or the next timer (at most ``max_wait`` s) and handle everything."""
+        now = self.clock()
+        due = [now + max(0.0, max_wait), self.next_tick]
+        lobby_due = self.lobby.next_tick_at()
+        if lobby_due is not None:
+            due.append(lobby_due)
+        if self.discovery is not None:
+            beacon_due = self.discovery.next_tick_at()
+            due.append(now if beacon_due is None else beacon_due)
+        timeout_ms = max(0, int((min(due) - now) * 1000))
+        ready = dict(self.poller.poll(timeout_ms))
+        now = self.clock()
+        batch: list[AnyEffect] = []
+        if self.discovery is not None and self.discovery.fileno() in ready:
+            self._on_beacons(now, batch)
+        for incoming in self.links.recv_incoming():
+            self._route(incoming.sender, incoming.frame, incoming.address, now, batch)
+        if self.discovery is not None:
+            self.discovery.tick(now)
+        batch.extend(self.lobby.tick(now))
+        if self.machine is not None and now >= self.next_tick:
+            self.next_tick = now + TICK_EVERY
+            batch.extend(self.machine.tick(now))
+        elif self.machine is None and now >= self.next_tick:
+            self.next_tick = now + TICK_EVERY
+        self.carry_out(batch)
+        self._update_beacon()  # seats taken, playing: set_beacon sends only what changed
+
+    def _route(
+        self, sender: bytes, frame: bytes, address: str | None, now: float,
+        batch: list[AnyEffect],
+    ) -> None:
+        kind = peek_kind(frame)
+        if kind is None:
+            self.stats.garbage_frames += 1
+            level = logging.WARNING if self.stats.garbage_frames == 1 else logging.DEBUG
+            log.log(level, "garbage frame of %d bytes from link %s", len(frame), sender[:4].hex())
+            return
+        if kind in LOBBY_KINDS:
+            batch.extend(self.lobby.receive(frame, sender, address, now))
+        elif self.machine is not None:
+            batch.extend(self.machine.receive(frame, now))
+        elif len(self.early) < MAX_EARLY_FRAMES:
+            self.stats.early_frames += 1
+            self.early.append(frame)
+        else:
+            self.stats.early_dropped += 1
+
+    def _on_beacons(self, now: float, batch: list[AnyEffect]) -> None:
+        assert self.discovery is not None
+        beacons = self.discovery.on_readable(now)
+        if not self.discovering or self.seated is not None:
+            return
+        peers = self.discovery.peers(now)
+        for beacon in beacons:
+            seen = peers.get(beacon.peer_id)
+            if seen is None or beacon.state is not TableState.OPEN:
+                continue
+            if self.discover_table is not None and beacon.table_code != self.discover_table:
+                continue
+            batch.extend(self.lobby.add_target(beacon.peer_id, seen.host, beacon.port, now))
+
+    # ---- effects --------------------------------------------------------------------------
+
+    def carry_out(self, batch: Sequence[AnyEffect]) -> None:
+        """Carry out one batch of effects in order (module docstring): the batch's journal
+        records first, made durable by one fsync, then everything else."""
+        effects = list(batch)
+        while effects:
+            persisted = [e.record for e in effects if isinstance(e, Persist)]
+            if persisted:
+                for record in persisted:
+                    self._journal(record)
+                if self.journal is not None:
+                    self.journal.sync()
+            follow: list[AnyEffect] = []
+            for effect in effects:
+                self._do(effect, follow)
+            effects = follow
+
+    def _journal(self, record: bytes) -> None:
+        self.records.append(record)
+        if self.journal is not None:
+            self.journal.append(record)
+
+    def _do(self, effect: AnyEffect, follow: list[AnyEffect]) -> None:
+        match effect:
+            case Persist():
+                pass  # written before the batch
+            case Send(frame=frame, to=to):
+                self._send(frame, to)
+            case SendTo(peer=peer, frame=frame):
+                self.links.send(peer, frame)
+            case Connect(peer=peer, host=host, port=port):
+                try:
+                    self.links.connect(peer, host, port)
+                except InvalidValue as exc:
+                    log.warning("cannot link to %s:%s: %s", host, port, exc)
+            case Emit(event=event):
+                self.events.append(event)
+                self._watch(event)
+            case Log(level=level, text=text):
+                log.log(logging.getLevelName(level.upper()), "%s", text)
+            case Refused(reason=reason):
+                self.stats.refusals.append(reason)
+            case Seated():
+                follow.extend(self._start_game(effect))
+
+    def _send(self, frame: bytes, to: int | None) -> None:
+        machine = self.machine
+        assert machine is not None
+        pubs = machine.seating.pubs
+        if to is not None:
+            self.links.send(pubs[to], frame)
+            return
+        for seat, pub in enumerate(pubs):
+            if seat != machine.seat:
+                self.links.send(pub, frame)
+
+    def _start_game(self, seated: Seated) -> list[AnyEffect]:
+        now = self.clock()
+        self.seated = seated
+        self.seated_at = now
+        self._journal(jr.seating_record(seated))
+        if self.journal is not None:
+            self.journal.sync()
+        self._connect_seats(seated)
+        self.machine = TableMachine(self.identity, seated.seating, self.rng.randbytes, now)
+        self._update_beacon()
+        log.info("game started %.3f s after the node", now - self.started_at)
+        out: list[AnyEffect] = list(self.machine.start(now))
+        early, self.early = self.early, []
+        for frame in early:
+            out.extend(self.machine.receive(frame, now))
+        return out
+
+    def _connect_seats(self, seated: Seated) -> None:
+        for seat, pub in enumerate(seated.seating.pubs):
+            host, port = seated.addresses[seat]
+            if pub != self.identity.public_key and host and port:
+                try:
+                    self.links.connect(pub, host, port)
+                except InvalidValue as exc:
+                    log.warning("cannot link to seat %d at %s:%s: %s", seat, host, port, exc)
+
+    def _watch(self, event: Event) -> None:
+        machine = self.machine
+        ended = isinstance(event, GameOver) or (
+            isinstance(event, PlayerLeft) and machine is not None and machine.removed_me
+        )
+        if ended and self.over_at is None:
+            self.over_at = self.clock()
+
+    def _update_beacon(self) -> None:
+        if self.discovery is None:
+            return
+        pub = self.identity.public_key
+        port = self.links.port
+        lobby = self.lobby
+        if not lobby.is_host or lobby.table is None:
+            beacon = Beacon(pub, port, name=_beacon_name(self.name))
+        else:
+            if self.seated is not None:
+                state, taken = TableState.PLAYING, lobby.seats_total
+            else:
+                taken = lobby.seats_taken
+                state = TableState.OPEN if taken < lobby.seats_total else TableState.FULL
+            beacon = Beacon(pub, port, lobby.table, state, taken, lobby.seats_total,
+                            _beacon_name(self.name))
+        self.discovery.set_beacon(beacon)
+
+    # ---- summaries ----------------------------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        """The CLI's ``--json`` object: winner name, log hash, rounds, seconds since start."""
+        machine = self.machine
+        seconds = round(self.clock() - self.started_at, 3)
+        if machine is None:
+            return {"winner": None, "log_hash": None, "rounds": 0, "seconds": seconds}
+        rep = machine.replica
+        winner = rep.engine.winner if rep.phase is EpochPhase.OVER else None
+        return {
+            "winner": machine.seating.names[winner] if winner is not None else None,
+            "log_hash": rep.head.hex(),
+            "rounds": len(rep.engine.results),
+            "seconds": seconds,
+        }
+
+    # ---- lifetime -----------------------------------------------------------------------------
+
+    def leave(self) -> None:
+        """Tell the table we quit (a forfeit) when the game is still running."""
+        if self.machine is not None and not self.machine.over:
+            self.carry_out(list(self.machine.leave(self.clock())))
+
+    def close(self) -> None:
+        """Close sockets and the journal. Idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.journal is not None:
+            self.journal.close()
+        if self.discovery is not None:
+            self.discovery.close()
+        self.links_close()
+
+    def links_close(self) -> None:
+        links = getattr(self, "links", None)
+        if links is not None:
+            links.close()
+        self.ctx.term()
+
+
+def _beacon_name(name: str) -> str:
+    """A name that fits the beacon (32 UTF-8 bytes, no control characters)."""
+    clean = "".join(ch for ch in name if ch.isprintable())
+    while len(clean.encode()) > 32:
+        clean = clean[:-1]
+    return clean
+
+
+def run_until(node: Node, done: Callable[[], bool], timeout: float) -> bool:
+    """Step ``node`` until ``done()`` or ``timeout`` seconds passed; returns ``done()``."""
+    deadline = node.clock() + timeout
+    while not done():
+        remaining = deadline - node.clock()
+        if remaining <= 0:
+            return False
+        node.step(min(remaining, TICK_EVERY))
+    return True
+

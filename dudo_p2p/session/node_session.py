@@ -1,0 +1,158 @@
+"""A seat at a networked table: :class:`NodeSession` implements the Session API over a Node.
+
+Single-threaded: nothing runs in the background. :meth:`NodeSession.wait` runs the node's
+loop for up to ``timeout`` seconds (it returns early once an event is waiting), so a UI that
+calls ``wait`` once a frame keeps the peer alive and sleeps in ``poll`` when nothing moves.
+Before the table is seated ``view``/``legal_actions`` say so (``IllegalAction`` / ``[]``);
+:attr:`NodeSession.started` tells when the game runs.
+
+Turn timer: when the table has one, our seat is to act and the deadline of the last
+``TurnTimer`` event for our seat passes with no action from us, our seat's own bot
+(``bots.make_bot(level)``) plays that one turn: only the owner can act on its dice, and the
+others would otherwise vote the seat out. The bot is injected (``timer_bot``, e.g.
+``bots.make_bot(level).decide``) so that this layer does not import the bots above it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from dudo_p2p.crypto.identity import fingerprint
+from dudo_p2p.errors import IllegalAction
+from dudo_p2p.node.node import TICK_EVERY, Node
+from dudo_p2p.rules import Action, PlayerAction, SeatView
+from dudo_p2p.session.api import PlayerInfo
+from dudo_p2p.session.events import ActionTaken, Event, GameOver, PlayerLeft, TurnTimer
+
+BotFn = Callable[[SeatView, list[Action]], Action]
+
+
+class NodeSession:
+    """Our seat at the table a :class:`Node` plays (see the module docstring).
+
+    ``timer_bot`` plays a turn whose timer ran out (None: nobody does); ``is_bot`` marks
+    our seat as played by a bot in :meth:`players`; ``on_close`` runs after the node closed
+    (``start_bot_table`` stops its bot processes there).
+    """
+
+    def __init__(
+        self,
+        node: Node,
+        *,
+        timer_bot: BotFn | None = None,
+        is_bot: bool = False,
+        on_close: list[Callable[[], None]] | None = None,
+    ) -> None:
+        self.node = node
+        self.is_bot = is_bot
+        self._timer_bot = timer_bot
+        self._deadline: float | None = None
+        self._seen = 0  # node events already inspected for the turn timer
+        self._queue: list[Event] = []
+        self._closers = list(on_close or [])
+        self.timer_turns = 0  # turns the timer bot played for us
+
+    # ---- Session API --------------------------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        return self.node.machine is not None
+
+    @property
+    def seat(self) -> int:
+        machine = self.node.machine
+        return machine.seat if machine is not None else 0
+
+    def view(self) -> SeatView:
+        machine = self.node.machine
+        if machine is None:
+            raise IllegalAction("the table is not seated yet")
+        return machine.view()
+
+    def legal_actions(self) -> list[Action]:
+        machine = self.node.machine
+        return list(machine.legal_actions()) if machine is not None else []
+
+    def submit(self, action: Action) -> None:
+        machine = self.node.machine
+        if machine is None:
+            raise IllegalAction("the table is not seated yet")
+        if not isinstance(action, PlayerAction):
+            raise IllegalAction("only player actions can be submitted")
+        self.node.carry_out(machine.submit(action, self.node.clock()))
+        self._deadline = None
+
+    def poll_events(self) -> list[Event]:
+        self._inspect()
+        out, self._queue = self._queue, []
+        return out
+
+    def wait(self, timeout: float) -> None:
+        """Run the node for up to ``timeout`` s; return early when an event is waiting."""
+        node = self.node
+        deadline = node.clock() + max(0.0, timeout)
+        while True:
+            self._inspect()
+            self._play_if_timed_out()
+            remaining = deadline - node.clock()
+            if self._queue or remaining <= 0 or node.closed:
+                return
+            node.step(min(remaining, TICK_EVERY))
+
+    def players(self) -> tuple[PlayerInfo, ...]:
+        machine = self.node.machine
+        if machine is None:
+            return ()
+        seating = machine.seating
+        live = set(machine.replica.live_seats())
+        return tuple(
+            PlayerInfo(
+                seat,
+                seating.names[seat],
+                fingerprint(pub),
+                is_bot=self.is_bot if seat == machine.seat else False,
+                connected=seat in live,
+            )
+            for seat, pub in enumerate(seating.pubs)
+        )
+
+    def close(self) -> None:
+        """Leave the table (a forfeit if the game still runs), close the node, run closers."""
+        if not self.node.closed:
+            self.node.leave()
+            self.node.close()
+        closers, self._closers = self._closers, []
+        for closer in closers:
+            closer()
+
+    # ---- the turn timer ---------------------------------------------------------------------
+
+    def _inspect(self) -> None:
+        """Move new node events to our queue, following our seat's turn deadline."""
+        events = self.node.events
+        if not events:
+            return
+        self.node.events = []
+        machine = self.node.machine
+        me = machine.seat if machine is not None else -1
+        for event in events:
+            match event:
+                case TurnTimer(seat=seat, deadline=deadline):
+                    self._deadline = deadline if seat == me else None
+                case ActionTaken() | GameOver():
+                    self._deadline = None
+                case PlayerLeft(seat=seat) if seat == me:
+                    self._deadline = None
+                case _:
+                    pass
+            self._queue.append(event)
+
+    def _play_if_timed_out(self) -> None:
+        if self._timer_bot is None or self._deadline is None or self.node.clock() < self._deadline:
+            return
+        legal = self.legal_actions()
+        if not legal:
+            return  # the table has not agreed on the last act yet; try again next turn
+        self._deadline = None
+        self.timer_turns += 1
+        self.submit(self._timer_bot(self.view(), legal))
