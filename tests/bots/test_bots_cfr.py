@@ -49,3 +49,24 @@ def test_shipped_table_covers_every_model_game_and_stays_small() -> None:
     table = load_table()
     assert set(table["games"]) == {cfr.game_name(*g) for g in cfr.GAMES}
     assert cfr.TABLE_PATH.stat().st_size < 400_000
+
+
+def test_expert_plays_from_the_table_in_two_player_endgames_only() -> None:
+    import random
+
+    from dudo_p2p.bots import as_player, make_bot
+    from dudo_p2p.bots.expert import ExpertBot, model_rules
+    from dudo_p2p.rules.runner import play_game
+
+    hits = 0
+    for game in range(6):
+        expert = make_bot("expert", random.Random(game))
+        assert isinstance(expert, ExpertBot)
+        hard = make_bot("hard", random.Random(100 + game))
+        play_game(RuleSet(starting_dice=3), 2, [as_player(expert), as_player(hard)],
+                  random.Random(game))
+        hits += expert.table_hits
+    assert hits > 0
+    # rules outside the solved model switch the table off entirely
+    assert not model_rules(RuleSet(aces_wild=False))
+    assert model_rules(RuleSet())
