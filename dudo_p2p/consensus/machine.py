@@ -48,6 +48,7 @@ from dudo_p2p.errors import (
     CommitmentMismatch,
     DecodeError,
     DecryptError,
+    DudoError,
     IllegalAction,
     RemoteProtocolError,
 )
@@ -219,7 +220,7 @@ class TableMachine:
         self.last_heard[author] = now
         try:
             self._dispatch(author, env, now)
-        except RemoteProtocolError as exc:
+        except DudoError as exc:  # remote faults, and illegal actions a peer signed
             self._out.append(Log("warning", f"rejected {env.kind} from seat {author}: {exc}"))
         return self._flush(now)
 
@@ -559,7 +560,7 @@ class TableMachine:
             self.seen.discard(env.digest())
             try:
                 self._consider(env, now)
-            except RemoteProtocolError as exc:
+            except DudoError as exc:
                 self._out.append(Log("warning", f"dropped buffered {env.kind}: {exc}"))
 
     # ---- faults: equivocation, bad reveals, suspicion, removal -----------------------------

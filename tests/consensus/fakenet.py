@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dudo_p2p.consensus.genesis import Candidate, propose, seating_from, sign
-from dudo_p2p.consensus.machine import Emit, Send, TableMachine, Timeouts
+from dudo_p2p.consensus.machine import Emit, Log, Persist, Send, TableMachine, Timeouts
 from dudo_p2p.consensus.replica import Seating
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.rules import RuleSet
@@ -69,6 +69,8 @@ class FakeNet:
         self.queue: list[_Delivery] = []
         self.order = 0
         self.events: dict[int, list[object]] = {s: [] for s in range(n)}
+        self.journals: dict[int, list[bytes]] = {s: [] for s in range(n)}
+        self.logs: dict[int, list[str]] = {s: [] for s in range(n)}
         self.dead: set[int] = set()
         self.act_prob = act_prob
         self.policies: dict[int, Callable[[TableMachine], None]] = {}
@@ -99,6 +101,10 @@ class FakeNet:
                         heapq.heappush(self.queue, _Delivery(at, self.order, dst, eff.frame))
             elif isinstance(eff, Emit):
                 self.events[src].append(eff.event)
+            elif isinstance(eff, Persist):
+                self.journals[src].append(eff.record)
+            elif isinstance(eff, Log):
+                self.logs[src].append(eff.text)
 
     def play_random(self, seat: int) -> None:
         m = self.machines[seat]
@@ -133,6 +139,32 @@ class FakeNet:
             self.step()
             steps += 1
         raise AssertionError(f"no end after {max_steps} steps at t={self.now:.2f}")
+
+    def inject(self, dst: int, frame: bytes, delay: float = 0.001) -> None:
+        """Deliver a frame of the test's making to ``dst``."""
+        self.order += 1
+        heapq.heappush(self.queue, _Delivery(self.now + delay, self.order, dst, frame))
+
+    def crash(self, seat: int) -> None:
+        """The process of ``seat`` dies: its frames in flight are lost, it stops acting."""
+        self.dead.add(seat)
+
+    def restart(self, seat: int) -> None:
+        """``seat`` comes back from its journal with the same identity."""
+        machine = TableMachine.restore(
+            self.ids[seat], self.seating, list(self.journals[seat]),
+            self.secret_rngs[seat].randbytes, self.now, timeouts=self.timeouts,
+        )
+        self.machines[seat] = machine
+        self.dead.discard(seat)
+        self.apply(seat, machine.start(self.now))
+
+    def run_until(self, predicate: Callable[[], bool], max_steps: int = 200_000) -> None:
+        for _ in range(max_steps):
+            if predicate():
+                return
+            self.step()
+        raise AssertionError("condition never met")
 
     def heads(self) -> set[bytes]:
         return {
