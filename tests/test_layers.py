@@ -1,0 +1,94 @@
+"""The layers point one way (design.md): each package imports only what its arrow allows,
+and the pure core (rules, crypto, protocol, consensus) does no I/O and reads no clock."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "dudo_p2p"
+
+# layer -> the dudo_p2p layers it may import (besides itself and dudo_p2p.errors)
+ALLOWED: dict[str, set[str]] = {
+    "rules": set(),
+    "crypto": set(),
+    "protocol": {"rules", "crypto"},
+    "consensus": {"protocol", "rules", "crypto"},
+    "net": set(),
+    "node": {"consensus", "net", "protocol", "rules", "crypto", "session", "bots"},
+    "session": {"node", "consensus", "rules", "crypto", "bots"},
+    "bots": {"rules", "session"},
+    "ui": {"rules", "session"},
+}
+# the pure core never touches these
+IO_MODULES = {
+    "socket", "zmq", "pygame", "time", "threading", "asyncio", "subprocess", "select",
+    "selectors", "multiprocessing", "os", "pathlib", "shutil", "tempfile", "timeit",
+}
+CORE = {"rules", "crypto", "protocol", "consensus"}
+# modules of the core allowed one I/O import, and why
+EXEMPT = {
+    "crypto/keystore.py": "the identity file: called only by the node and the CLI",
+    "crypto/bench.py": "a measurement helper for scripts/bench, never imported by the core",
+}
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def modules(layer: str) -> list[Path]:
+    return sorted((PACKAGE / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_layer_imports_only_what_its_arrow_allows(layer: str) -> None:
+    bad = []
+    for path in modules(layer):
+        for name in imports_of(path):
+            parts = name.split(".")
+            if parts[0] != "dudo_p2p" or len(parts) < 2 or parts[1] in (layer, "errors"):
+                continue
+            if parts[1] not in ALLOWED[layer]:
+                bad.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("layer", sorted(CORE))
+def test_core_does_no_io_and_reads_no_clock(layer: str) -> None:
+    bad = []
+    for path in modules(layer):
+        rel = str(path.relative_to(PACKAGE))
+        if rel in EXEMPT:
+            continue
+        for name in imports_of(path):
+            if name.split(".")[0] in IO_MODULES:
+                bad.append(f"{rel} imports {name}")
+        if "random.random(" in path.read_text() or "random.randint(" in path.read_text():
+            bad.append(f"{rel} calls the global random")
+    assert not bad, "\n".join(bad)
+
+
+def test_rules_use_the_standard_library_only() -> None:
+    third_party = {"msgpack", "zmq", "cryptography", "pygame"}
+    bad = [
+        f"{p.relative_to(PACKAGE)} imports {n}"
+        for p in modules("rules")
+        for n in imports_of(p)
+        if n.split(".")[0] in third_party
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_layer_table_names_every_package() -> None:
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert packages - {"cli", "bench"} <= set(ALLOWED), packages - set(ALLOWED)
