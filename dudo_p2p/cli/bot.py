@@ -1,0 +1,62 @@
+"""``dudo-p2p bot``: a headless peer that joins a table and plays to the end.
+
+``--discover`` sits at the first open table the beacons show (``--table CODE`` narrows it to
+one); ``--join HOST:PORT`` goes straight to a host where broadcast does not pass (another
+subnet). With ``--json`` the last line is ``{"winner", "log_hash", "rounds", "seconds"}``;
+exit 0 only when the game finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from dudo_p2p.cli import common
+from dudo_p2p.errors import DudoError
+from dudo_p2p.net.beacon import is_table_code
+from dudo_p2p.node.node import Node
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "bot", help="a headless bot peer that joins a table and plays to the end",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--discover", action="store_true",
+                     help="find the table by LAN beacons")
+    how.add_argument("--join", action="append", default=[], metavar="HOST:PORT",
+                     type=common.parse_host_port, help="join the host at HOST:PORT directly")
+    parser.add_argument("--table", default=None, metavar="CODE",
+                        help="only sit at the table with this code")
+    common.add_game_options(parser)
+    common.add_net_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    common.setup_logging(args.verbose)
+    if args.table is not None and not is_table_code(args.table):
+        print(f"bot: bad table code {args.table!r}", file=sys.stderr)
+        return 2
+    if not (args.discover or args.join or args.resume):
+        print("bot: say where the table is: --discover or --join HOST:PORT", file=sys.stderr)
+        return 2
+    try:
+        identity = common.load_identity(args.identity)
+        name = args.name or common.default_name(identity, "bot")
+        if args.resume:
+            if args.journal is None:
+                print("bot: --resume needs --journal", file=sys.stderr)
+                return 2
+            node = Node.resume(identity, name, common.net_config(args), args.journal)
+        else:
+            # A --join peer needs no beacon socket: it may run where the port is taken.
+            net = common.net_config(args, discovery=args.discover)
+            node = Node.join(identity, name, net, table=args.table, addresses=args.join,
+                             discover=args.discover, journal_path=args.journal)
+    except (DudoError, OSError) as exc:
+        print(f"bot: {exc}", file=sys.stderr)
+        return 2
+    return common.play_headless(node, args, label=name)

@@ -1,0 +1,184 @@
+"""What ``host``, ``bot``, ``tables`` and ``sim`` share: network options, identities, logging,
+and the loop that plays one seat to the end and prints the ``--json`` summary.
+
+Network options (every command that opens sockets): ``--identity PATH`` (default
+:func:`~dudo_p2p.crypto.keystore.default_identity_path`), ``--beacon-port`` (47474),
+``--bind`` (address of the link port, default 0.0.0.0), ``--port`` (link port, 0: the OS
+picks), ``--broadcast ADDR`` (repeatable: beacon only there instead of every interface),
+``-v`` (info; ``-vv`` debug). Exit codes: 0 the game finished, 1 it did not (timeout,
+removed, refused), 2 bad arguments or files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from dudo_p2p.bots import LEVELS, make_bot
+from dudo_p2p.crypto import keystore
+from dudo_p2p.crypto.identity import Identity, fingerprint
+from dudo_p2p.errors import DudoError
+from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT
+from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.rules import RuleSet
+from dudo_p2p.session.events import GameOver, PlayerLeft, RoundResolved
+from dudo_p2p.session.node_session import NodeSession
+
+DEFAULT_TIMEOUT = 900.0  # seconds: a headless peer gives up rather than hang for ever
+
+
+def add_net_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--identity", type=Path, default=None, metavar="PATH",
+                        help="identity file (default: $XDG_DATA_HOME/dudo-p2p/identity)")
+    parser.add_argument("--beacon-port", type=int, default=DEFAULT_BEACON_PORT, metavar="P",
+                        help="UDP port of the discovery beacons (default %(default)s)")
+    parser.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
+                        help="address the link port binds (default %(default)s)")
+    parser.add_argument("--port", type=int, default=0, metavar="P",
+                        help="TCP link port (default 0: the OS picks)")
+    parser.add_argument("--broadcast", action="append", default=None, metavar="ADDR",
+                        help="send beacons only to ADDR (repeatable; default: the broadcast "
+                             "address of every interface and 127.255.255.255)")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="log more (-v info, -vv debug) on stderr")
+
+
+def add_game_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--level", default="normal", choices=LEVELS,
+                        help="bot level of a headless seat (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the bot's choices (dice always come from os.urandom)")
+    parser.add_argument("--journal", type=Path, default=None, metavar="PATH",
+                        help="journal file: the log and our round keys, fsynced, for --resume")
+    parser.add_argument("--resume", action="store_true",
+                        help="restart a crashed peer from --journal with the same --identity")
+    parser.add_argument("--record", type=Path, default=None, metavar="DIR",
+                        help="write the game record (dudo-p2p verify FILE) into DIR")
+    parser.add_argument("--json", action="store_true",
+                        help='last line: {"winner", "log_hash", "rounds", "seconds"}')
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
+                        help="give up after S seconds (default %(default)s)")
+    parser.add_argument("--name", default=None, help="display name (default from the key)")
+
+
+def setup_logging(verbose: int) -> None:
+    level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def load_identity(path: Path | None) -> Identity:
+    return keystore.load_or_create(path or keystore.default_identity_path())
+
+
+def net_config(args: argparse.Namespace, *, discovery: bool = True) -> NetConfig:
+    return NetConfig(bind=args.bind, port=args.port, beacon_port=args.beacon_port,
+                     broadcast=args.broadcast, discovery=discovery)
+
+
+def default_name(identity: Identity, prefix: str) -> str:
+    return f"{prefix}-{fingerprint(identity.public_key)[:4]}"
+
+
+def parse_rules(options: list[str]) -> RuleSet:
+    return RuleSet.parse_options(options)
+
+
+def parse_host_port(text: str) -> tuple[str, int]:
+    """``"HOST:PORT"`` as a pair (argparse turns the ValueError into a usage message)."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 0xFFFF:
+        raise ValueError(text)
+    return host, int(port)
+
+
+class Stop:
+    """SIGTERM/SIGINT set a flag the loops read, so sockets and the journal close cleanly."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        signal.signal(signal.SIGTERM, self._on_signal)
+        signal.signal(signal.SIGINT, self._on_signal)
+
+    def _on_signal(self, _signum: int, _frame: FrameType | None) -> None:
+        self.requested = True
+
+
+def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
+    """Play our seat with a bot of ``args.level`` until the game ends and the others have our
+    last entries; print a progress line per round on stderr and the summary on stdout."""
+    stop = Stop()
+    rng = random.Random(args.seed)
+    bot = make_bot(args.level, rng)
+    session = NodeSession(node, timer_bot=bot.decide, is_bot=True)
+    deadline = node.clock() + args.timeout
+    finished = False
+    try:
+        while not stop.requested and node.clock() < deadline:
+            session.wait(0.05)
+            for event in session.poll_events():
+                progress(label, node, event)
+            legal = session.legal_actions()
+            if legal:
+                session.submit(bot.decide(session.view(), legal))
+            if node.settled():
+                finished = node.summary()["winner"] is not None
+                break
+        if args.record is not None:
+            write_record(node, args.record)
+        summary = node.summary()
+    except DudoError as exc:
+        print(f"{label}: {exc}", file=sys.stderr)
+        summary = node.summary()
+    finally:
+        session.close()
+    if not finished:
+        why = "interrupted" if stop.requested else "timed out" if not node.over else "removed"
+        refused = "; ".join(node.stats.refusals)
+        print(f"{label}: game not finished ({why}{': ' + refused if refused else ''})",
+              file=sys.stderr)
+    emit_summary(summary, args.json)
+    return 0 if finished else 1
+
+
+def progress(label: str, node: Node, event: Any) -> None:
+    """One line per round (and per departure) on stderr, for long runs."""
+    machine = node.machine
+    names = machine.seating.names if machine is not None else ()
+    if isinstance(event, RoundResolved):
+        counts = machine.replica.engine.dice_counts if machine is not None else ()
+        print(f"{label}: round {len(machine.replica.engine.results) if machine else '?'} "
+              f"resolved; dice {list(counts)}", file=sys.stderr, flush=True)
+    elif isinstance(event, PlayerLeft):
+        who = names[event.seat] if event.seat < len(names) else event.seat
+        print(f"{label}: {who} left ({event.reason})", file=sys.stderr, flush=True)
+    elif isinstance(event, GameOver):
+        who = names[event.winner] if event.winner < len(names) else event.winner
+        print(f"{label}: game over, {who} wins", file=sys.stderr, flush=True)
+
+
+def write_record(node: Node, directory: Path) -> Path | None:
+    """Write the game record (``dudo-p2p verify`` reads it) into ``directory``."""
+    machine, seated = node.machine, node.seated
+    if machine is None or seated is None:
+        return None
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{seated.seating.table}-seat{machine.seat}.dudo"
+    path.write_bytes(machine.record(seated.genesis, list(seated.signatures)))
+    return path
+
+
+def emit_summary(summary: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(summary), flush=True)
+    elif summary.get("winner") is not None:
+        print(f"winner {summary['winner']} after {summary['rounds']} rounds "
+              f"({summary['seconds']} s); log {summary['log_hash']}", flush=True)

@@ -1,0 +1,110 @@
+"""``dudo-p2p host``: open a table on the LAN, start when every seat is taken, play it.
+
+The table is advertised by beacon (code, seats taken, state) and accepts ``bot --join`` by
+address. ``--headless`` plays the host's seat with a bot; otherwise the seat is played from
+the terminal (numbered legal actions on stdout, a number on stdin) and the turn timer's bot
+plays a turn nobody answered. Progress (one line per round) goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import select
+import sys
+from typing import Any
+
+from dudo_p2p.bots import make_bot
+from dudo_p2p.cli import common
+from dudo_p2p.errors import DudoError, IllegalAction
+from dudo_p2p.net.beacon import is_table_code
+from dudo_p2p.node.node import Node
+from dudo_p2p.session.node_session import NodeSession
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "host", help="open a table on the LAN and play it", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--table", default=None, metavar="CODE",
+                        help="table code (5 of ABCDEFGHJKMNPQRSTUVWXYZ23456789; default random)")
+    parser.add_argument("--players", type=int, default=4, metavar="N",
+                        help="seats, host included, 2-6 (default %(default)s)")
+    parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                        help="a rule variant (repeatable; see rules.md)")
+    parser.add_argument("--turn-timer", type=float, default=60.0, metavar="S",
+                        help="seconds a player has per turn, 0 for none (default %(default)s)")
+    parser.add_argument("--headless", action="store_true", help="a bot plays the host's seat")
+    common.add_game_options(parser)
+    common.add_net_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    common.setup_logging(args.verbose)
+    if args.table is not None and not is_table_code(args.table):
+        print(f"host: bad table code {args.table!r}", file=sys.stderr)
+        return 2
+    if not 2 <= args.players <= 6 or args.turn_timer < 0:
+        print("host: --players is 2..6 and --turn-timer is >= 0", file=sys.stderr)
+        return 2
+    try:
+        rules = common.parse_rules(args.rule)
+        identity = common.load_identity(args.identity)
+        name = args.name or common.default_name(identity, "host")
+        net = common.net_config(args)
+        if args.resume:
+            if args.journal is None:
+                print("host: --resume needs --journal", file=sys.stderr)
+                return 2
+            node = Node.resume(identity, name, net, args.journal)
+        else:
+            node = Node.host(identity, name, net, seats=args.players, rules=rules,
+                             turn_timer_ms=int(args.turn_timer * 1000), table=args.table,
+                             journal_path=args.journal)
+    except (DudoError, OSError) as exc:
+        print(f"host: {exc}", file=sys.stderr)
+        return 2
+    print(f"host: table {node.table_code}, {args.players} seats, link port {node.links.port}",
+          file=sys.stderr, flush=True)
+    if args.headless:
+        return common.play_headless(node, args, label=name)
+    return play_terminal(node, args, name)
+
+
+def play_terminal(node: Node, args: argparse.Namespace, label: str) -> int:
+    """The host's seat played from the terminal: a number picks one of the legal actions."""
+    stop = common.Stop()
+    timer_bot = make_bot(args.level, random.Random(args.seed))
+    session = NodeSession(node, timer_bot=timer_bot.decide)
+    shown: list[Any] = []
+    try:
+        while not stop.requested and not node.settled():
+            session.wait(0.05)
+            for event in session.poll_events():
+                common.progress(label, node, event)
+            legal = session.legal_actions()
+            if legal and legal != shown:
+                shown = legal
+                view = session.view()
+                print(f"your dice {list(view.own_dice or ())}; bid {view.standing_bid}")
+                for i, action in enumerate(legal):
+                    print(f"  {i}: {action}")
+                print("> ", end="", flush=True)
+            if shown and select.select([sys.stdin], [], [], 0)[0]:
+                line = sys.stdin.readline()
+                if not line:
+                    break
+                try:
+                    session.submit(shown[int(line)])
+                    shown = []
+                except (ValueError, IndexError, IllegalAction) as exc:
+                    print(f"not that: {exc}", flush=True)
+        if args.record is not None:
+            common.write_record(node, args.record)
+        summary = node.summary()
+    finally:
+        session.close()
+    common.emit_summary(summary, args.json)
+    return 0 if summary["winner"] is not None else 1
