@@ -38,12 +38,14 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import msgpack
+
 from dudo_p2p.consensus.genesis import Candidate, open_genesis, propose, seating_from, sign
 from dudo_p2p.consensus.machine import Log
 from dudo_p2p.consensus.replica import Seating
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError, InvalidValue, RemoteProtocolError
-from dudo_p2p.protocol.codec import decode
+from dudo_p2p.protocol.codec import MAX_FRAME
 from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import GAME_ID_LEN, Genesis, GenesisSign, Hello, Welcome
 from dudo_p2p.rules import RuleSet
@@ -109,15 +111,25 @@ class Phase(enum.Enum):
 
 
 def peek_kind(frame: bytes) -> str | None:
-    """The ``kind`` field of an envelope frame, or None when it is not one (nothing checked
-    but the shape: the lobby or the machine authenticates it afterwards)."""
-    try:
-        value = decode(frame)
-    except RemoteProtocolError:
+    """The ``kind`` field of an envelope frame, or None when it does not start like one.
+
+    Only a routing hint, read without decoding the rest (the lobby or the machine then
+    checks the whole frame, signature included): an array of 8 whose sixth item is a short
+    string. Never raises.
+    """
+    if len(frame) > MAX_FRAME:
         return None
-    if isinstance(value, list) and len(value) == 8 and isinstance(value[5], str):
-        return value[5]
-    return None
+    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_FRAME)
+    try:
+        unpacker.feed(frame)
+        if unpacker.read_array_header() != 8:
+            return None
+        for _ in range(5):
+            unpacker.skip()
+        kind = unpacker.unpack()
+    except (ValueError, TypeError, msgpack.UnpackException):  # not the start of an envelope
+        return None
+    return kind if isinstance(kind, str) and len(kind) <= 16 else None
 
 
 @dataclass

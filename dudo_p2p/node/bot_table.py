@@ -1,0 +1,79 @@
+"""``start_bot_table``: the UI's "play against N bots" over the real stack, on loopback.
+
+The human's seat is a :class:`~dudo_p2p.session.node_session.NodeSession` over a table hosted
+in this process on 127.0.0.1 (no beacons: nobody else needs to find it); each bot is its own
+``python -m dudo_p2p bot --join 127.0.0.1:PORT`` process with a throwaway identity, so the
+game runs exactly as on a LAN (signed log, fair dice, journals). The bot processes are
+terminated when the session is closed.
+
+Layering note: this module sits in ``node`` as the brief asks but builds a session and bots
+for the UI; it imports ``session`` (above ``node``). It could live in ``session`` instead.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from dudo_p2p.bots import make_bot
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.errors import InvalidValue
+from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.rules import RuleSet
+from dudo_p2p.session.node_session import NodeSession
+
+LOOPBACK = "127.0.0.1"
+STOP_WAIT = 3.0  # seconds a bot process gets to leave after SIGTERM before SIGKILL
+
+
+def start_bot_table(
+    n_bots: int,
+    rules: RuleSet,
+    level: str,
+    *,
+    name: str = "Jugador",
+    turn_timer_s: float = 60.0,
+    identity: Identity | None = None,
+    bot_names: tuple[str, ...] = ("Ana", "Bruno", "Carmen", "Diego", "Elena"),
+) -> NodeSession:
+    """Host a table of ``n_bots + 1`` seats (ours is seat 0) and start the bot processes.
+
+    Returns at once: the game starts when every bot has joined (``session.started``, then a
+    ``GameStarted`` event), usually within a second; keep calling ``session.wait``. The
+    session's ``close()`` leaves the table and stops the bots. Raises ``InvalidValue`` for
+    a bad ``n_bots`` (1..5).
+    """
+    if not 1 <= n_bots <= 5:
+        raise InvalidValue(f"a bot table has 1 to 5 bots, not {n_bots}")
+    node = Node.host(
+        identity or Identity.generate(), name, NetConfig(bind=LOOPBACK, discovery=False),
+        seats=n_bots + 1, rules=rules, turn_timer_ms=int(turn_timer_s * 1000),
+    )
+    work = tempfile.TemporaryDirectory(prefix="dudo-bots-")
+    procs: list[subprocess.Popen[bytes]] = []
+    for i in range(n_bots):
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "dudo_p2p", "bot", "--join", f"{LOOPBACK}:{node.links.port}",
+             "--level", level, "--name", bot_names[i % len(bot_names)],
+             "--identity", str(Path(work.name) / f"bot{i}"), "--bind", LOOPBACK,
+             "--timeout", "7200"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        ))
+
+    def stop_bots() -> None:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=STOP_WAIT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        work.cleanup()
+
+    timer_bot = make_bot(level, random.Random(node.rng.getrandbits(64)))
+    return NodeSession(node, timer_bot=timer_bot.decide, on_close=[stop_bots])
