@@ -67,6 +67,11 @@ class Envelope:
 
     def to_bytes(self) -> bytes:
         """The frame to send (canonical msgpack array of 8, module docstring)."""
+        return self._frame
+
+    @functools.cached_property
+    def _frame(self) -> bytes:
+        # cached: an entry is relayed and journaled many times; the value cannot change
         return encode(
             [
                 PROTOCOL_VERSION,
@@ -82,6 +87,10 @@ class Envelope:
 
     def digest(self) -> bytes:
         """tagged_hash("dudo-p2p/1/entry", signed_bytes): the hash the table log chains."""
+        return self._digest
+
+    @functools.cached_property
+    def _digest(self) -> bytes:
         return tagged_hash(ENTRY_TAG, self.signed_bytes)
 
 
