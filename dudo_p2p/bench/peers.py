@@ -1,17 +1,201 @@
-"""Figures that need real peers: the node is not in this build yet."""
+"""Figures that need whole peers in separate processes on 127.0.0.1.
+
+* :func:`bid_final`: 6 ``dudo_p2p.bench.peer`` processes play easy bots at a person's pace;
+  each bid's latency is from its submitter's ``submit`` stamp to the last ``taken`` stamp
+  among the 6 peers (every peer holds it as agreed).
+* :func:`dead_peer`: a table of bench peers, one killed with SIGKILL mid-game; the figure is
+  from the kill to the last survivor's ``PlayerLeft`` for that seat.
+* :func:`sim_game`: ``dudo-p2p sim --peers 6 --level easy --json`` end to end (the shipped
+  commands: host, bots, discovery on 127.255.255.255, journals), with the peak resident
+  memory of its peer processes read from /proc while it runs.
+
+Stamps come from the peers' ``time.monotonic()``, one clock for all processes on Linux.
+"""
 
 from __future__ import annotations
 
-from dudo_p2p.bench.figures import Value
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dudo_p2p.bench.figures import Value, percentile
+from dudo_p2p.bench.procs import Child, ChildFailed, children_of, peak_rss_mb, stop_all
+
+START_TIMEOUT_S = 30.0  # the host's first line: Python start-up on a loaded 2-core machine
+PEER_MODULE = "dudo_p2p.bench.peer"
+BID_KIND = "Raise"
+
+
+@dataclass
+class PeerLog:
+    """What one bench peer said, parsed (see ``dudo_p2p.bench.peer`` for the lines)."""
+
+    seat: int | None = None
+    submits: dict[int, tuple[float, str, str]] = field(default_factory=dict)
+    taken: dict[int, tuple[float, str, str]] = field(default_factory=dict)
+    left: dict[int, float] = field(default_factory=dict)  # seat -> first PlayerLeft stamp
+    over: float | None = None
+    rss_mb: float | None = None
+
+    def feed(self, line: str) -> None:
+        kind, _, rest = line.partition(" ")
+        parts = rest.split(" ", 3)
+        match kind:
+            case "seated":
+                self.seat = int(parts[1])
+            case "submit" | "taken":
+                record = (float(parts[0]), parts[2], parts[3] if len(parts) > 3 else "")
+                (self.submits if kind == "submit" else self.taken)[int(parts[1])] = record
+            case "left":
+                self.left.setdefault(int(parts[1]), float(parts[0]))
+            case "over":
+                self.over = float(parts[0])
+            case "done":
+                self.rss_mb = float(parts[1])
+            case _:
+                pass
+
+
+class Table:
+    """``n`` bench peers (peer 0 hosts, the others join it by address), each a process, with
+    journals in a temporary directory. Use as a context manager: every process is stopped
+    (and killed if need be) on exit."""
+
+    def __init__(self, n: int, *, pace: float, level: str = "easy", seed: int = 1) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="dudo-bench-")
+        work = Path(self._tmp.name)
+        self.children: list[Child] = []
+        self.logs = [PeerLog() for _ in range(n)]
+        self.killed: set[int] = set()  # peers we killed on purpose
+
+        def common(i: int) -> list[str]:
+            return ["--name", f"peer{i}", "--level", level, "--seed", str(seed + i),
+                    "--pace", str(pace), "--journal", str(work / f"journal{i}")]
+
+        try:
+            host = Child.python(PEER_MODULE, "--players", str(n), *common(0))
+            self.children.append(host)
+            kind, _, port = host.read_line(START_TIMEOUT_S).partition(" ")
+            if kind != "port":
+                raise ChildFailed(f"host said {kind!r}, not its port")
+            for i in range(1, n):
+                self.children.append(Child.python(PEER_MODULE, "--join", port, *common(i)))
+        except BaseException:
+            self.close()
+            raise
+
+    def pump(self) -> None:
+        """Parse every line the peers said since the last call."""
+        for child, log in zip(self.children, self.logs, strict=True):
+            for line in child.ready_lines():
+                log.feed(line)
+
+    def run_until(self, done: Callable[[], bool], timeout: float, what: str) -> None:
+        """Pump until ``done()``; ``ChildFailed`` after ``timeout`` s or if a peer exits."""
+        deadline = time.monotonic() + timeout
+        while not done():
+            if time.monotonic() > deadline:
+                raise ChildFailed(f"{what}: not within {timeout:g} s")
+            for i, child in enumerate(self.children):
+                log = self.logs[i]
+                gone = child.exited and log.over is None and log.rss_mb is None
+                if gone and i not in self.killed:
+                    raise ChildFailed(f"peer{i} exited early: {child.stderr_tail()}")
+            time.sleep(0.01)  # the stamps are the peers'; our own latency does not count
+            self.pump()
+
+    def close(self) -> None:
+        stop_all(self.children)
+        self.pump()
+        self._tmp.cleanup()
+
+    def __enter__(self) -> Table:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def agreed_bids(logs: list[PeerLog]) -> list[float]:
+    """Milliseconds from each bid's submission to the last of ``logs`` holding it as agreed,
+    for every bid all of them hold (and that matches what was submitted)."""
+    out: list[float] = []
+    for log in logs:
+        for index, (submitted, kind, text) in log.submits.items():
+            if kind != BID_KIND:
+                continue
+            stamps = [other.taken.get(index) for other in logs]
+            if all(s is not None and s[1:] == (kind, text) for s in stamps):
+                out.append((max(s[0] for s in stamps if s is not None) - submitted) * 1000)
+    return out
 
 
 def bid_final(quick: bool, rtt_us: Value) -> dict[str, Value]:
-    raise NotImplementedError("the node is not in this build")
-
-
-def sim_game(quick: bool) -> dict[str, Value]:
-    raise NotImplementedError("the node is not in this build")
+    """6 peers, bots acting after a ``pace`` pause; stops once enough bids are agreed or the
+    game ends. Keys: bid_final_ms_p50/_p99, consensus_ratio (p50 over the bare RTT, None
+    without one), bids_measured."""
+    want, pace, timeout = (30, 0.02, 45.0) if quick else (150, 0.02, 90.0)
+    with Table(6, pace=pace) as table:
+        table.run_until(lambda: len(agreed_bids(table.logs)) >= want
+                        or all(log.over is not None for log in table.logs),
+                        timeout, f"{want} agreed bids")
+        latencies = agreed_bids(table.logs)
+    if not latencies:
+        raise ChildFailed("no bid was agreed by every peer")
+    p50 = percentile(latencies, 50)
+    ratio = p50 * 1000 / rtt_us if isinstance(rtt_us, float) and rtt_us > 0 else None
+    return {"bid_final_ms_p50": p50, "bid_final_ms_p99": percentile(latencies, 99),
+            "consensus_ratio": ratio, "bids_measured": float(len(latencies))}
 
 
 def dead_peer(quick: bool) -> dict[str, Value]:
-    raise NotImplementedError("the node is not in this build")
+    """A table of 4 (quick) or 6 bench peers; once a few actions are agreed, the last peer is
+    killed with SIGKILL. Keys: dead_peer_detected_s (kill -> every survivor's PlayerLeft for
+    that seat) and dead_peer_first_s (kill -> the first survivor's)."""
+    n = 4 if quick else 6
+    with Table(n, pace=0.1) as table:
+        logs = table.logs
+        table.run_until(lambda: all(log.seat is not None for log in logs)
+                        and len(logs[0].taken) >= 3, 60.0, "a game under way")
+        victim = table.children[-1]
+        seat = logs[-1].seat
+        assert seat is not None
+        table.killed.add(n - 1)
+        killed = time.monotonic()
+        victim.kill()
+        survivors = logs[:-1]
+        table.run_until(lambda: all(seat in log.left for log in survivors), 30.0,
+                        "every survivor removing the killed peer")
+        seen = [log.left[seat] - killed for log in survivors]
+    return {"dead_peer_detected_s": max(seen), "dead_peer_first_s": min(seen)}
+
+
+def sim_game(quick: bool) -> dict[str, Value]:
+    """``dudo-p2p sim --peers 6 --level easy --json``: keys game_seconds_6p (its "seconds":
+    from the sim's start, peer start-up included, to every peer done), game_rounds_6p, and
+    peer_rss_mb (the largest peak RSS among its peer processes, sampled from /proc)."""
+    timeout = 120.0
+    sim = Child([sys.executable, "-m", "dudo_p2p", "sim", "--peers", "6", "--level", "easy",
+                 "--json", "--seed", "1", "--timeout", str(timeout)])
+    peaks: dict[int, float] = {}
+    try:
+        deadline = time.monotonic() + timeout + 20
+        while not sim.exited and time.monotonic() < deadline:
+            for pid in children_of(sim.pid):
+                rss = peak_rss_mb(pid)
+                if rss is not None:
+                    peaks[pid] = max(rss, peaks.get(pid, 0.0))
+            time.sleep(0.2)
+        lines = sim.lines_until_exit(5.0)
+    finally:
+        code = sim.stop()
+    if code != 0 or not lines:
+        raise ChildFailed(f"sim exited {code}: {sim.stderr_tail()[-1500:]}")
+    result = json.loads(lines[-1])
+    return {"game_seconds_6p": float(result["seconds"]),
+            "game_rounds_6p": float(result["rounds"]),
+            "peer_rss_mb": max(peaks.values()) if peaks else None}

@@ -76,6 +76,29 @@ class Child:
             raise ChildFailed(f"{self} exited ({self.proc.returncode}): {self.stderr_tail()}")
         return line
 
+    def ready_lines(self) -> list[str]:
+        """Every stdout line received so far and not read yet (never blocks)."""
+        out: list[str] = []
+        while True:
+            try:
+                line = self._lines.get_nowait()
+            except queue.Empty:
+                return out
+            if line is None:
+                self._lines.put(None)
+                return out
+            out.append(line)
+
+    @property
+    def exited(self) -> bool:
+        return self.proc.poll() is not None
+
+    def close_stdin(self) -> None:
+        """Ask the child to stop (the bench children exit when their stdin closes)."""
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+
     def lines_until_exit(self, timeout: float) -> list[str]:
         """Every remaining stdout line, once the child exits within ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
@@ -94,9 +117,7 @@ class Child:
     def stop(self, timeout: float = 3.0) -> int:
         """Close stdin, wait up to ``timeout`` s, then SIGKILL the child's process group.
         Returns the exit code (negative: killed by that signal)."""
-        if self.proc.stdin is not None and not self.proc.stdin.closed:
-            with contextlib.suppress(OSError):
-                self.proc.stdin.close()
+        self.close_stdin()
         try:
             code = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -113,6 +134,27 @@ class Child:
 
     def __str__(self) -> str:
         return " ".join(os.path.basename(a) for a in self.argv[:5])
+
+
+def stop_all(children: list[Child], timeout: float = 5.0) -> None:
+    """Close every child's stdin at once, then ``stop`` each (killing what lingers)."""
+    for child in children:
+        child.close_stdin()
+    deadline = time.monotonic() + timeout
+    for child in children:
+        child.stop(max(0.1, deadline - time.monotonic()))
+
+
+def children_of(pid: int) -> list[int]:
+    """The direct children of process ``pid`` (Linux /proc), [] when it is gone."""
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as kids:
+                found.extend(int(k) for k in kids.read().split())
+    except (OSError, ValueError):
+        pass
+    return found
 
 
 def peak_rss_mb(pid: int) -> float | None:

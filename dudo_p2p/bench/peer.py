@@ -1,0 +1,132 @@
+"""A headless peer that reports when things happen: ``python -m dudo_p2p.bench.peer``.
+
+It plays one seat exactly as ``dudo-p2p bot`` does (a ``Node`` behind a ``NodeSession``, an
+easy bot by default, links on 127.0.0.1, a fsynced journal), through the public session API
+only, so the node's hot path carries no bench code. It prints, flushed, one line per fact on
+stdout, each stamped with ``time.monotonic()`` (CLOCK_MONOTONIC: one clock for every process
+on Linux, so the bench can subtract one peer's stamp from another's)::
+
+    port PORT                     (host only: join us at 127.0.0.1:PORT)
+    seated T SEAT
+    submit T INDEX KIND ACTION    (we submitted our INDEX-th action of the game)
+    taken T INDEX KIND ACTION     (the table agreed on its INDEX-th action: ActionTaken)
+    left T SEAT REASON            (PlayerLeft)
+    over T WINNER
+    done T RSS_MB                 (our peak resident memory, at the end)
+
+INDEX counts ``ActionTaken`` events from 0; every peer sees the same sequence, and a bot only
+acts after it has seen the previous action agreed, so the submitter's INDEX names the same
+action as the others' INDEX (the bench also compares ACTION). ``taken`` is stamped as soon as
+``NodeSession.wait`` returns, which it does right after the node step that emitted the event.
+
+``--pace S`` waits S seconds (while running the node) before each of our actions, as a person
+would: the table is quiet when a bid starts, so its latency is not that of a table still busy
+with the previous bid. The peer stops when the game is over and settled, when its stdin
+closes, or after ``--timeout``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import select
+import sys
+import time
+from pathlib import Path
+
+from dudo_p2p.bench.procs import peak_rss_mb
+from dudo_p2p.bots import make_bot
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.rules import RuleSet
+from dudo_p2p.session.events import ActionTaken, GameOver, GameStarted, PlayerLeft
+from dudo_p2p.session.node_session import NodeSession
+
+LOOPBACK = "127.0.0.1"
+
+
+def say(*parts: object) -> None:
+    print(*parts, flush=True)
+
+
+def _stdin_closed() -> bool:
+    readable, _, _ = select.select([sys.stdin], [], [], 0)
+    return bool(readable) and not os.read(sys.stdin.fileno(), 4096)
+
+
+def build_node(args: argparse.Namespace) -> Node:
+    identity = Identity.generate()
+    net = NetConfig(bind=LOOPBACK, discovery=False)
+    journal = Path(args.journal) if args.journal else None
+    if args.join is None:
+        return Node.host(identity, args.name, net, seats=args.players, rules=RuleSet(),
+                         turn_timer_ms=int(args.turn_timer * 1000), journal_path=journal)
+    return Node.join(identity, args.name, net, addresses=[(LOOPBACK, args.join)],
+                     discover=False, journal_path=journal)
+
+
+def play(node: Node, args: argparse.Namespace) -> None:
+    bot = make_bot(args.level, random.Random(args.seed))
+    session = NodeSession(node, timer_bot=bot.decide, is_bot=True)
+    deadline = time.monotonic() + args.timeout
+    taken = 0
+    act_at: float | None = None  # when our paced action goes out
+    try:
+        while time.monotonic() < deadline and not _stdin_closed():
+            wait = 0.05 if act_at is None else max(0.0, min(0.05, act_at - time.monotonic()))
+            session.wait(wait)
+            now = time.monotonic()
+            for event in session.poll_events():
+                match event:
+                    case GameStarted():
+                        say("seated", repr(now), session.seat)
+                    case ActionTaken(action=action):
+                        say("taken", repr(now), taken, type(action).__name__, action)
+                        taken += 1
+                    case PlayerLeft(seat=seat, reason=reason):
+                        say("left", repr(now), seat, reason)
+                    case GameOver(winner=winner):
+                        say("over", repr(now), winner)
+                    case _:
+                        pass
+            legal = session.legal_actions()
+            if not legal:
+                act_at = None
+            elif act_at is None and args.pace > 0:
+                act_at = now + args.pace
+            elif act_at is None or now >= act_at:
+                action = bot.decide(session.view(), legal)
+                submitted = time.monotonic()
+                session.submit(action)
+                say("submit", repr(submitted), taken, type(action).__name__, action)
+                act_at = None
+            if node.settled():
+                break
+    finally:
+        session.close()
+        say("done", repr(time.monotonic()), peak_rss_mb(os.getpid()) or 0.0)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m dudo_p2p.bench.peer")
+    parser.add_argument("--players", type=int, default=6, help="seats (host only)")
+    parser.add_argument("--join", type=int, default=None, metavar="PORT",
+                        help="join the host at 127.0.0.1:PORT (default: host a table)")
+    parser.add_argument("--name", default="peer")
+    parser.add_argument("--level", default="easy")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--pace", type=float, default=0.0, metavar="S")
+    parser.add_argument("--turn-timer", type=float, default=60.0, metavar="S")
+    parser.add_argument("--journal", default=None, metavar="PATH")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="S")
+    args = parser.parse_args(argv)
+    node = build_node(args)
+    if args.join is None:
+        say("port", node.links.port)
+    play(node, args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
