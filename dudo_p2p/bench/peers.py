@@ -135,11 +135,18 @@ def agreed_bids(logs: list[PeerLog]) -> list[float]:
 
 
 def bid_final(quick: bool, rtt_us: Value) -> dict[str, Value]:
-    """6 peers, bots acting after a ``pace`` pause; stops once enough bids are agreed or the
-    game ends. Keys: bid_final_ms_p50/_p99, consensus_ratio (p50 over the bare RTT, None
-    without one), bids_measured."""
-    want, pace, timeout = (30, 0.02, 45.0) if quick else (150, 0.02, 90.0)
-    with Table(6, pace=pace) as table:
+    """6 peers, 30 (quick) or 150 bids; see :func:`measure_bids`."""
+    if quick:
+        return measure_bids(6, 30, rtt_us, timeout=45.0)
+    return measure_bids(6, 150, rtt_us, timeout=90.0)
+
+
+def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
+                 timeout: float = 60.0) -> dict[str, Value]:
+    """``n`` peers, bots acting after a ``pace`` pause; stops once ``want`` bids are agreed
+    by all or the game ends. Keys: bid_final_ms_p50/_p99, consensus_ratio (p50 over the bare
+    RTT, None without one), bids_measured."""
+    with Table(n, pace=pace) as table:
         table.run_until(lambda: len(agreed_bids(table.logs)) >= want
                         or all(log.over is not None for log in table.logs),
                         timeout, f"{want} agreed bids")
@@ -153,10 +160,14 @@ def bid_final(quick: bool, rtt_us: Value) -> dict[str, Value]:
 
 
 def dead_peer(quick: bool) -> dict[str, Value]:
-    """A table of 4 (quick) or 6 bench peers; once a few actions are agreed, the last peer is
-    killed with SIGKILL. Keys: dead_peer_detected_s (kill -> every survivor's PlayerLeft for
-    that seat) and dead_peer_first_s (kill -> the first survivor's)."""
-    n = 4 if quick else 6
+    """A table of 4 (quick) or 6 bench peers; see :func:`measure_dead_peer`."""
+    return measure_dead_peer(4 if quick else 6)
+
+
+def measure_dead_peer(n: int) -> dict[str, Value]:
+    """A table of ``n`` bench peers; once a few actions are agreed, the last peer is killed
+    with SIGKILL. Keys: dead_peer_detected_s (kill -> every survivor's PlayerLeft for that
+    seat) and dead_peer_first_s (kill -> the first survivor's)."""
     with Table(n, pace=0.1) as table:
         logs = table.logs
         table.run_until(lambda: all(log.seat is not None for log in logs)

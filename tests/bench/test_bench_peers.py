@@ -1,0 +1,56 @@
+"""The node figures: parsing what bench peers say, matching bids across peers (pure), and a
+small real table on loopback (e2e) that yields agreed bids and a removal after kill -9."""
+
+from __future__ import annotations
+
+import pytest
+
+from dudo_p2p.bench.peers import PeerLog, agreed_bids, measure_bids, measure_dead_peer
+
+
+def _log(lines: list[str]) -> PeerLog:
+    log = PeerLog()
+    for line in lines:
+        log.feed(line)
+    return log
+
+
+def test_peer_log_parses_every_line_kind() -> None:
+    log = _log(["port 4000", "seated 10.0 2", "submit 10.5 7 Raise seat 2 bids 3x4",
+                "taken 10.52 7 Raise seat 2 bids 3x4", "left 20.0 1 timeout",
+                "left 21.0 1 timeout", "over 30.0 2", "done 31.0 41.5"])
+    assert log.seat == 2
+    assert log.submits == {7: (10.5, "Raise", "seat 2 bids 3x4")}
+    assert log.taken == {7: (10.52, "Raise", "seat 2 bids 3x4")}
+    assert log.left == {1: 20.0}  # the first removal event counts
+    assert log.over == 30.0 and log.rss_mb == 41.5
+
+
+def test_a_bid_counts_from_its_submission_to_the_last_peer_holding_it() -> None:
+    a = _log(["submit 1.000 0 Raise 2x3", "taken 1.004 0 Raise 2x3",
+              "taken 2.000 1 Dudo d", "submit 3.000 2 Raise 5x6", "taken 3.001 2 Raise 5x6"])
+    b = _log(["taken 1.010 0 Raise 2x3", "submit 1.990 1 Dudo d", "taken 2.001 1 Dudo d",
+              "taken 3.002 2 Raise 5x6"])
+    c = _log(["taken 1.007 0 Raise 2x3", "taken 2.002 1 Dudo d"])  # never got the 3rd
+    # Only bids (not calls), only those every peer holds, the latest holder's stamp.
+    assert agreed_bids([a, b, c]) == pytest.approx([10.0])
+    assert agreed_bids([a, b]) == pytest.approx([10.0, 2.0])
+
+
+def test_a_bid_that_differs_between_peers_is_not_counted() -> None:
+    a = _log(["submit 1.0 0 Raise 2x3", "taken 1.1 0 Raise 2x3"])
+    b = _log(["taken 1.2 0 Raise 2x4"])
+    assert agreed_bids([a, b]) == []
+
+
+@pytest.mark.e2e
+def test_three_real_peers_agree_on_bids_and_remove_a_killed_one() -> None:
+    bids = measure_bids(3, 3, 100.0, timeout=60.0)
+    assert bids["bids_measured"] is not None and bids["bids_measured"] >= 3
+    for key in ("bid_final_ms_p50", "bid_final_ms_p99", "consensus_ratio"):
+        value = bids[key]
+        assert isinstance(value, float) and value > 0, key
+    dead = measure_dead_peer(3)
+    detected, first = dead["dead_peer_detected_s"], dead["dead_peer_first_s"]
+    assert isinstance(detected, float) and isinstance(first, float)
+    assert 0 < first <= detected
