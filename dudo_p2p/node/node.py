@@ -222,7 +222,11 @@ class Node:
                                             node.rng.randbytes, now)
         node._connect_seats(seated)
         node._update_beacon()
-        node.carry_out(node.machine.tick(now))
+        # restore() re-sends our unagreed act and asks for what we missed; start() also sends
+        # what our seat owes the current phase (a commit, nonce, reveal or result signature
+        # not yet chained), rebuilt from the journalled secrets, so the table does not wait
+        # for it until it votes us out.
+        node.carry_out(node.machine.tick(now) + node.machine.start(now))
         return node
 
     # ---- state for sessions and the CLI ------------------------------------------------------
