@@ -156,9 +156,11 @@ class App:
             event = pygame.event.Event(event.type, attrs)
         self.scene.handle_event(event)
 
-    def frame(self) -> None:
-        """Update the scene to now and draw one frame onto the window (or surface)."""
-        self.scene.update(self.clock())
+    def frame(self, *, update: bool = True) -> None:
+        """Update the scene to now (unless told not to) and draw one frame onto the window
+        (or surface)."""
+        if update:
+            self.scene.update(self.clock())
         target = self.window
         if target is not None and target.get_size() == theme.SIZE:
             self.scene.draw(target)  # no scaling needed: draw straight onto the window
@@ -174,25 +176,32 @@ class App:
             target.blit(pygame.transform.smoothscale(self.canvas, size), (ox, oy))
 
     def run_loop(self, screenshot: str | None = None, max_seconds: float | None = None) -> int:
-        """Run until quit (or until the screenshot is saved). Returns an exit code."""
+        """Run until quit (or until the screenshot is saved). Returns an exit code.
+
+        The window is drawn only when something changed (input, a table event, a new view,
+        an animation frame), so an idle table costs almost nothing; while idle the scene
+        sleeps in ``wait_input`` (which keeps a networked peer running)."""
         started = time.monotonic()
+        dirty = True
         while self.running:
-            self.frame()
-            if pygame.display.get_surface() is not None:
-                pygame.display.flip()
+            animating = self.scene.animating(self.clock())
+            self.scene.update(self.clock())
+            if dirty or animating or self.scene.take_changed() or screenshot is not None:
+                self.frame(update=False)
+                if pygame.display.get_surface() is not None:
+                    pygame.display.flip()
+                dirty = False
             if screenshot is not None and getattr(self.scene, "screenshot_ready", False):
                 pygame.image.save(self.canvas, screenshot)
                 return 0
             if max_seconds is not None and time.monotonic() - started > max_seconds:
                 return 1 if screenshot is not None else 0
-            wait = FRAME_S if self.scene.animating(self.clock()) else IDLE_WAIT_S
+            wait = FRAME_S if animating else IDLE_WAIT_S
             if screenshot is not None:
                 wait = 0.001
-            event = pygame.event.wait(max(1, int(wait * 1000)))
-            if event.type != pygame.NOEVENT:
+            for event in self.scene.wait_input(wait):
                 self.dispatch(event)
-            for event in pygame.event.get():
-                self.dispatch(event)
+                dirty = True
         return 0
 
 

@@ -87,6 +87,18 @@ class Scene:
         """True while something moves and the app should draw at 60 fps."""
         return False
 
+    def wait_input(self, timeout: float) -> list[pygame.event.Event]:
+        """Sleep up to ``timeout`` s or until input arrives; return the input. A scene with
+        a networked session overrides this to keep its peer running while it sleeps."""
+        event = pygame.event.wait(max(1, int(timeout * 1000)))
+        first = [] if event.type == pygame.NOEVENT else [event]
+        return first + pygame.event.get()
+
+    def take_changed(self) -> bool:
+        """True (once) when the screen must be drawn again though no input came; scenes that
+        know when they change override it, so an idle table costs no drawing at all."""
+        return True
+
     def draw(self, surface: pygame.Surface) -> None:
         """Draw the whole screen (and rebuild ``self.buttons`` for hit testing)."""
 

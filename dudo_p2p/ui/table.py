@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import random
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -59,6 +60,7 @@ LIFT_S = 0.7  # cups rise at a reveal
 REVEAL_HOLD_S = 6.0  # a reveal stays this long unless dismissed
 TOAST_S = 5.0  # how long an event sentence stays at the top of the table
 REFRESH_S = 0.5  # re-read the view at least this often (turn timers, remote tables)
+NET_SLICE_S = 0.02  # while idle, look at the input queue this often between node steps
 DEFAULT_BOT_DELAY_S = 0.9  # an in-process bot "thinks" this long so humans can follow
 
 
@@ -121,6 +123,8 @@ class TableScene(Scene):
         self.players: tuple[PlayerInfo, ...] = ()
         self.names: tuple[str, ...] = ()
         self._refreshed_at = -1e9
+        self._changed = True
+        self._timer_second = -1
         self._next_step_at = 0.0
         self._turn_key: tuple[int, int, int] | None = None
         self._tumble = random.Random(7)  # only for the look of tumbling dice, never the game
@@ -141,6 +145,7 @@ class TableScene(Scene):
 
     def refresh(self) -> None:
         """Re-read the seat's view, legal actions and players (after events or actions)."""
+        before_view, before_legal = self.view, self.legal
         try:
             self.view = self.session.view()
             self.legal = self.session.legal_actions()
@@ -151,6 +156,8 @@ class TableScene(Scene):
         self.names = self._named(p.name for p in self.players)
         self._refreshed_at = self.now
         view = self.view
+        if view != before_view or self.legal != before_legal:
+            self._changed = True
         if view.standing_bid is not None:
             self.first_bid_seen = True
         # A new turn of ours presets the composer to the lowest legal raise.
@@ -205,6 +212,8 @@ class TableScene(Scene):
         except DudoError as exc:
             self.say(self.tr("error.generic", why=str(exc)))
             return
+        if events:
+            self._changed = True
         for event in events:
             match event:
                 case GameStarted(names=names):
@@ -375,6 +384,32 @@ class TableScene(Scene):
             self.toggle_look()
 
     # -- frame pacing --------------------------------------------------------------------
+    def take_changed(self) -> bool:
+        """Draw again when the table changed, and once a second while a turn timer runs."""
+        changed, self._changed = self._changed, False
+        second = int(self.now)
+        if any(d is not None for d in self.deadlines.values()) and second != self._timer_second:
+            self._timer_second = second
+            return True
+        return changed
+
+    def wait_input(self, timeout: float) -> list[pygame.event.Event]:
+        """Sleep until input or a table event, keeping a networked peer running meanwhile
+        (its ``wait`` runs the node loop); an in-process table just waits for input."""
+        if isinstance(self.session, Steppable):
+            return super().wait_input(timeout)
+        end = time.monotonic() + timeout
+        while True:
+            events = pygame.event.get()
+            remaining = end - time.monotonic()
+            if events or remaining <= 0:
+                return events
+            slice_s = min(remaining, NET_SLICE_S)
+            started = time.monotonic()
+            self.session.wait(slice_s)
+            if time.monotonic() - started < slice_s * 0.9:
+                return []  # the session returned early: it has news for update()
+
     def animating(self, now: float) -> bool:
         if self.shake_started is not None and now - self.shake_started < SHAKE_S:
             return True
