@@ -55,6 +55,7 @@ from dudo_p2p.errors import (
 from dudo_p2p.protocol.codec import decode, encode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import (
+    SYNC_CHUNK,
     Ack,
     Act,
     Bye,
@@ -71,6 +72,7 @@ from dudo_p2p.protocol.messages import Message
 from dudo_p2p.rules import PlayerAction, SeatView
 
 MAX_BUFFERED = 512
+SYNC_BUDGET = 48 * 1024  # bytes of items in one sync reply (frames are limited to 64 KiB)
 VERIFIED_CACHE = 4096
 
 
@@ -371,8 +373,12 @@ class TableMachine:
                     self._ask_sync(author, now)
             case SyncRequest(have=have):
                 self._answer_sync(author, have)
-            case SyncReply(entries=entries):
+            case SyncReply(entries=entries, more=more):
                 self._take_sync(entries, now)
+                if more:
+                    self.sync_asked_at = now
+                    req = SyncRequest(len(self.replica.chain))
+                    self._out.append(Send(self._seal(0, req).to_bytes(), to=author))
             case Bye():
                 self._vote(author, "quit", now)
             case _:
@@ -695,11 +701,21 @@ class TableMachine:
         self._out.append(Send(self._seal(0, req).to_bytes(), to=peer))
 
     def _answer_sync(self, peer: int, have: int) -> None:
+        """Up to SYNC_CHUNK chain items from ``have``, cut so the frame stays well under the
+        frame limit; the requester asks again at once while ``more`` is set."""
         chain = self.replica.chain
-        if have >= len(chain):
+        items: list[bytes] = []
+        size = 0
+        end = have
+        while end < len(chain) and len(items) < SYNC_CHUNK:
+            data = self._item_bytes(chain[end])
+            if items and size + len(data) > SYNC_BUDGET:
+                break
+            items.append(data)
+            size += len(data)
+            end += 1
+        if not items:
             return
-        end = min(len(chain), have + 32)
-        items = [self._item_bytes(item) for item in chain[have:end]]
         reply = SyncReply(have, tuple(items), end < len(chain))
         self._out.append(Send(self._seal(0, reply).to_bytes(), to=peer))
 
