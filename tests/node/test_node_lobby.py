@@ -1,0 +1,152 @@
+"""The lobby handshake, pure and deterministic: frames routed in memory, an injected clock."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from dudo_p2p.consensus.lobby import (
+    Connect,
+    Lobby,
+    LobbyEffect,
+    Phase,
+    Refused,
+    Seated,
+    SendTo,
+    peek_kind,
+)
+from dudo_p2p.consensus.machine import Log
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.node import journal
+from dudo_p2p.rules import RuleSet
+
+GAME_ID = bytes(range(1, 17))
+
+
+def ids(n: int, seed: int = 7) -> list[Identity]:
+    rng = random.Random(seed)
+    return [Identity.generate(rng.randbytes) for _ in range(n)]
+
+
+class Room:
+    """Lobbies keyed by public key; SendTo frames delivered at once unless dropped."""
+
+    def __init__(self, lobbies: dict[bytes, Lobby], drop: set[bytes] | None = None) -> None:
+        self.lobbies = lobbies
+        self.drop = drop or set()  # kinds of frame lost on the wire
+        self.seated: dict[bytes, Seated] = {}
+        self.logs: list[str] = []
+        self.refused: list[str] = []
+        self.placeholders: dict[bytes, bytes] = {}  # --join key -> real key
+
+    def run(self, effects_by: dict[bytes, list[LobbyEffect]], now: float) -> None:
+        queue = [(src, e) for src, effects in effects_by.items() for e in effects]
+        while queue:
+            src, effect = queue.pop(0)
+            match effect:
+                case SendTo(peer=peer, frame=frame):
+                    dst = self.placeholders.get(peer, peer)
+                    if dst in self.lobbies and peek_kind(frame) not in self.drop:
+                        out = self.lobbies[dst].receive(frame, src, "127.0.0.1", now)
+                        queue.extend((dst, e) for e in out)
+                case Seated():
+                    self.seated[src] = effect
+                case Log(text=text):
+                    self.logs.append(text)
+                case Refused(reason=reason):
+                    self.refused.append(reason)
+                case Connect():
+                    pass
+
+    def tick(self, now: float) -> None:
+        self.run({k: lobby.tick(now) for k, lobby in self.lobbies.items()}, now)
+
+
+def table(n: int, rules: RuleSet = RuleSet()) -> tuple[list[Identity], Lobby, list[Lobby]]:
+    people = ids(n)
+    host = Lobby.hosting(people[0], "host", "0.0.0.0", 4000, table="KQ7XM", game_id=GAME_ID,
+                         seats=n, rules=rules, turn_timer_ms=0)
+    joiners = [Lobby.joining(p, f"j{i}", "0.0.0.0", 4001 + i, table="KQ7XM")
+               for i, p in enumerate(people[1:])]
+    return people, host, joiners
+
+
+def test_three_peers_are_seated_in_join_order_with_one_seating() -> None:
+    people, host, joiners = table(3)
+    room = Room({p.public_key: lobby for p, lobby in zip(people, [host, *joiners], strict=True)})
+    now = 0.0
+    for joiner in joiners:
+        room.run({people[0].public_key: []}, now)
+        effects = joiner.add_target(people[0].public_key, "127.0.0.1", 4000, now)
+        room.run({joiner.identity.public_key: effects}, now)
+        room.tick(now)  # the hello goes out on the tick
+        now += 0.01
+    assert set(room.seated) == {p.public_key for p in people}
+    digests = {s.seating.digest for s in room.seated.values()}
+    assert len(digests) == 1
+    seating = next(iter(room.seated.values())).seating
+    assert seating.names == ("host", "j0", "j1")
+    assert seating.game_id == GAME_ID
+    # seat 0 announced no address: joiners use the one they reached the host at
+    assert room.seated[people[1].public_key].addresses[0] == ("127.0.0.1", 4000)
+
+
+def test_lost_signatures_are_resent_until_everyone_is_seated() -> None:
+    people, host, joiners = table(3)
+    room = Room({p.public_key: lobby for p, lobby in zip(people, [host, *joiners], strict=True)},
+                drop={"genesis-sign"})
+    now = 0.0
+    for joiner in joiners:
+        room.run({joiner.identity.public_key:
+                  joiner.add_target(people[0].public_key, "127.0.0.1", 4000, now)}, now)
+    room.tick(now)
+    assert not room.seated and all(j.phase is Phase.SIGNING for j in joiners)
+    room.drop = set()
+    room.tick(now + 0.1)  # before the re-send interval: nothing yet
+    assert not room.seated
+    room.tick(now + 1.0)
+    assert set(room.seated) == {p.public_key for p in people}
+
+
+def test_a_hello_for_another_table_or_a_full_table_is_refused() -> None:
+    people, host, joiners = table(2)
+    stranger = ids(4, seed=99)[3]
+    wrong = Lobby.joining(stranger, "x", "0.0.0.0", 5000, table="ZZZZZ")
+    late = Lobby.joining(ids(5, seed=98)[4], "late", "0.0.0.0", 5001, table="KQ7XM")
+    lobbies = {people[0].public_key: host, people[1].public_key: joiners[0],
+               stranger.public_key: wrong, late.identity.public_key: late}
+    room = Room(lobbies)
+    for lobby in (wrong, joiners[0], late):
+        room.run({lobby.identity.public_key:
+                  lobby.add_target(people[0].public_key, "127.0.0.1", 4000, 0.0)}, 0.0)
+        room.tick(0.0)
+    assert "no table ZZZZZ here" in room.refused
+    assert any(r in ("the table is full", "the game has started") for r in room.refused)
+    assert set(room.seated) == {people[0].public_key, people[1].public_key}
+    assert wrong.phase is Phase.SEEKING and late.phase is Phase.SEEKING
+
+
+def test_garbage_and_forged_frames_are_logged_not_raised() -> None:
+    people, host, _ = table(2)
+    for frame in (b"", b"\x98", bytes(200), b"\xc4\xff" + bytes(10)):
+        effects = host.receive(frame, b"x", None, 0.0)
+        assert effects and all(isinstance(e, Log) for e in effects)
+    assert host.seats_taken == 1
+
+
+def test_journal_ignores_a_torn_last_record_and_appends_after_the_last_whole_one(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "journal"
+    book = journal.Journal(path)
+    for record in (b"genesis", b"one", b"two"):
+        book.append(record)
+    book.sync()
+    book.close()
+    whole = path.read_bytes()
+    path.write_bytes(whole + b"\x00\x00\x00\x09par")  # a crash mid-record
+    assert journal.read(path) == [b"genesis", b"one", b"two"]
+    again = journal.Journal(path)
+    again.append(b"three")
+    again.close()
+    assert journal.read(path) == [b"genesis", b"one", b"two", b"three"]
