@@ -13,8 +13,7 @@ from dudo_p2p.bots.prob import (
     binomial_pmf,
     count_matches,
     match_probability,
-    matches_pmf,
-    posterior_hands,
+    posterior_match_pmfs,
     prob_at_least,
     prob_exactly,
     total_pmf,
@@ -130,8 +129,10 @@ class Estimator:
                 bid_faces = know.faces.get(s, []) if s != know.seat else []
                 tau = self.tau(s)
                 if bid_faces and tau > 0:
-                    post = posterior_hands(n, bid_faces, tau, wild=know.wild)
-                    parts[s] = matches_pmf(post, n, face, wild=know.wild)
+                    pmfs = posterior_match_pmfs(
+                        n, tuple(sorted(bid_faces)), round(tau * 20) / 20, know.wild
+                    )
+                    parts[s] = list(pmfs[face - 1])
                 else:
                     parts[s] = binomial_pmf(n, match_probability(face, wild=know.wild))
             self._parts[face] = parts

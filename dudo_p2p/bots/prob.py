@@ -130,10 +130,14 @@ def posterior_hands(
         return list(prior)
     weighted: list[Hand] = []
     total = 0.0
+    uniform = (1.0 - tau) / 6.0
     for counts, p in prior:
+        # face_choice_likelihood inlined: the six weights are computed once per hand
+        weights = [counts_matches(counts, f, wild=wild) + 0.5 for f in range(1, 7)]
+        scale = tau / sum(weights)
         w = p
         for face in bid_faces:
-            w *= face_choice_likelihood(counts, face, tau, wild=wild)
+            w *= weights[face - 1] * scale + uniform
         weighted.append((counts, w))
         total += w
     return [(c, w / total) for c, w in weighted]
@@ -158,3 +162,16 @@ def total_pmf(known: int, parts: Sequence[Sequence[float]]) -> list[float]:
 def prior_total_pmf(known: int, unseen: int, face: int, *, wild: bool) -> list[float]:
     """Pmf of the table's matches for ``face`` given ``known`` matches seen and ``unseen`` dice."""
     return shift(binomial_pmf(unseen, match_probability(face, wild=wild)), known)
+
+
+@lru_cache(maxsize=8192)
+def posterior_match_pmfs(
+    n: int, bid_faces: tuple[int, ...], tau: float, wild: bool
+) -> tuple[tuple[float, ...], ...]:
+    """Per face 1..6, the pmf of an ``n``-dice hand's matches under :func:`posterior_hands`.
+
+    Cached: the same opponent's bids come back at every decision of a round, so callers
+    pass ``bid_faces`` sorted and ``tau`` rounded to keep the key space small.
+    """
+    post = posterior_hands(n, bid_faces, tau, wild=wild)
+    return tuple(tuple(matches_pmf(post, n, face, wild=wild)) for face in range(1, 7))
