@@ -22,12 +22,16 @@ from dudo_p2p.net.beacon import Beacon
 START_TIMEOUT_S = 20.0  # a child's first line (Python start-up on a loaded 2-core machine)
 
 
-def bare_rtt(pings: int, *, warmup: int = 200) -> dict[str, float]:
+def bare_rtt(pings: int, *, warmup: int = 200, idle_pings: int = 0,
+             idle_gap: float = 0.02) -> dict[str, float]:
     """Round trips of a 64-byte message DEALER -> ROUTER -> DEALER to an echo process on
     127.0.0.1, after ``warmup`` untimed ones, with blocking sends and receives (the floor the
-    peers' links cannot beat). Keys: "bare_rtt_us" (median) and "bare_rtt_us_p99"."""
-    if pings < 1:
-        raise ValueError("pings >= 1")
+    peers' links cannot beat). Keys: "bare_rtt_us" (median of ``pings`` back to back) and
+    "bare_rtt_us_p99"; with ``idle_pings``, also "bare_rtt_idle_us": the median of round trips
+    each started after ``idle_gap`` s of quiet, when both processes sleep in poll, as the
+    peers do between bids (waking a sleeping process costs more than a busy loop's hop)."""
+    if pings < 1 or idle_pings < 0:
+        raise ValueError("pings >= 1 and idle_pings >= 0")
     child = Child.python("dudo_p2p.bench.child", "echo")
     ctx: zmq.Context[Any] = zmq.Context()
     dealer = ctx.socket(zmq.DEALER)
@@ -44,12 +48,22 @@ def bare_rtt(pings: int, *, warmup: int = 200) -> dict[str, float]:
             dealer.recv()
             if i >= warmup:
                 times.append((time.perf_counter_ns() - start) / 1000)
+        idle: list[float] = []
+        for _ in range(idle_pings):
+            time.sleep(idle_gap)
+            start = time.perf_counter_ns()
+            dealer.send(payload)
+            dealer.recv()
+            idle.append((time.perf_counter_ns() - start) / 1000)
         dealer.send(b"")  # the echo's "stop"
     finally:
         dealer.close(linger=0)
         ctx.term()
         child.stop()
-    return {"bare_rtt_us": percentile(times, 50), "bare_rtt_us_p99": percentile(times, 99)}
+    result = {"bare_rtt_us": percentile(times, 50), "bare_rtt_us_p99": percentile(times, 99)}
+    if idle:
+        result["bare_rtt_idle_us"] = percentile(idle, 50)
+    return result
 
 
 def free_udp_port() -> int:

@@ -41,7 +41,7 @@ class Measurement:
 def _rtt(quick: bool, _: Mapping[str, Value]) -> Mapping[str, Value]:
     from dudo_p2p.bench.loopback import bare_rtt
 
-    return bare_rtt(300 if quick else 2000)
+    return bare_rtt(300, idle_pings=20) if quick else bare_rtt(2000, idle_pings=100)
 
 
 def _games(quick: bool, _: Mapping[str, Value]) -> Mapping[str, Value]:
@@ -77,7 +77,7 @@ def _ui(quick: bool, _: Mapping[str, Value]) -> Mapping[str, Value]:
 def _consensus(quick: bool, so_far: Mapping[str, Value]) -> Mapping[str, Value]:
     from dudo_p2p.bench.peers import bid_final
 
-    return bid_final(quick, so_far.get("bare_rtt_us"))
+    return bid_final(quick, so_far.get("bare_rtt_us"), so_far.get("bare_rtt_idle_us"))
 
 
 def _game(quick: bool, _: Mapping[str, Value]) -> Mapping[str, Value]:
@@ -94,7 +94,8 @@ def _dead(quick: bool, _: Mapping[str, Value]) -> Mapping[str, Value]:
 
 MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement("rtt", "bare pyzmq round trip between two processes on 127.0.0.1", (
-        Figure("bare_rtt_us", "us"), Figure("bare_rtt_us_p99", "us")), _rtt),
+        Figure("bare_rtt_us", "us"), Figure("bare_rtt_us_p99", "us"),
+        Figure("bare_rtt_idle_us", "us")), _rtt),
     Measurement("games", "whole in-process games, 4 random-legal players", (
         Figure("inproc_games_per_s", "games/s", Target(200, at_most=False)),
         Figure("inproc_actions_per_s", "actions/s")), _games),
@@ -111,7 +112,9 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         Figure("ui_idle_cpu_pct", "% core", Target(3)), Figure("ui_rss_mb", "MiB")), _ui),
     Measurement("consensus", "bid submitted -> agreed by all, 6 peer processes", (
         Figure("bid_final_ms_p50", "ms", Target(2)), Figure("bid_final_ms_p99", "ms", Target(10)),
-        Figure("consensus_ratio", "x RTT"), Figure("bids_measured", "bids")),
+        Figure("consensus_ratio", "x RTT"), Figure("consensus_ratio_idle", "x idle RTT"),
+        Figure("bids_measured", "bids"),
+        Figure("peer_cpu_ms_per_action", "ms")),
         _consensus, needs=("rtt",)),
     Measurement("game", "whole 6-peer easy-bot game, `dudo-p2p sim`", (
         Figure("game_seconds_6p", "s", Target(5)), Figure("game_rounds_6p", "rounds"),

@@ -12,7 +12,9 @@ on Linux, so the bench can subtract one peer's stamp from another's)::
     taken T INDEX KIND ACTION     (the table agreed on its INDEX-th action: ActionTaken)
     left T SEAT REASON            (PlayerLeft)
     over T WINNER
-    done T RSS_MB                 (our peak resident memory, at the end)
+    links JSON                    (the link counters at the end: frames sent, refused...)
+    done T RSS_MB CPU_S           (our peak resident memory, and the CPU seconds we used
+                                   since the game was seated, at the end)
 
 INDEX counts ``ActionTaken`` events from 0; every peer sees the same sequence, and a bot only
 acts after it has seen the previous action agreed, so the submitter's INDEX names the same
@@ -22,12 +24,14 @@ action as the others' INDEX (the bench also compares ACTION). ``taken`` is stamp
 ``--pace S`` waits S seconds (while running the node) before each of our actions, as a person
 would: the table is quiet when a bid starts, so its latency is not that of a table still busy
 with the previous bid. The peer stops when the game is over and settled, when its stdin
-closes, or after ``--timeout``.
+closes, or after ``--timeout``. With ``--profile FILE`` the game is run under cProfile and
+the stats are written to FILE (for ``python -m pstats FILE``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import select
@@ -71,6 +75,7 @@ def play(node: Node, args: argparse.Namespace) -> None:
     session = NodeSession(node, timer_bot=bot.decide, is_bot=True)
     deadline = time.monotonic() + args.timeout
     taken = 0
+    cpu_seated = time.process_time()
     act_at: float | None = None  # when our paced action goes out
     try:
         while time.monotonic() < deadline and not _stdin_closed():
@@ -80,6 +85,7 @@ def play(node: Node, args: argparse.Namespace) -> None:
             for event in session.poll_events():
                 match event:
                     case GameStarted():
+                        cpu_seated = time.process_time()
                         say("seated", repr(now), session.seat)
                     case ActionTaken(action=action):
                         say("taken", repr(now), taken, type(action).__name__, action)
@@ -95,7 +101,7 @@ def play(node: Node, args: argparse.Namespace) -> None:
                 act_at = None
             elif act_at is None and args.pace > 0:
                 act_at = now + args.pace
-            elif act_at is None or now >= act_at:
+            elif act_at is None or now >= act_at - 0.001:  # the node's poll has ms steps
                 action = bot.decide(session.view(), legal)
                 submitted = time.monotonic()
                 session.submit(action)
@@ -104,8 +110,10 @@ def play(node: Node, args: argparse.Namespace) -> None:
             if node.settled():
                 break
     finally:
+        say("links", json.dumps(node.links.stats))
         session.close()
-        say("done", repr(time.monotonic()), peak_rss_mb(os.getpid()) or 0.0)
+        say("done", repr(time.monotonic()), peak_rss_mb(os.getpid()) or 0.0,
+            f"{time.process_time() - cpu_seated:.3f}")
 
 
 def main(argv: list[str]) -> int:
@@ -120,11 +128,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--turn-timer", type=float, default=60.0, metavar="S")
     parser.add_argument("--journal", default=None, metavar="PATH")
     parser.add_argument("--timeout", type=float, default=120.0, metavar="S")
+    parser.add_argument("--profile", default=None, metavar="FILE")
     args = parser.parse_args(argv)
     node = build_node(args)
     if args.join is None:
         say("port", node.links.port)
-    play(node, args)
+    if args.profile is None:
+        play(node, args)
+        return 0
+    import cProfile
+
+    with cProfile.Profile() as profile:
+        play(node, args)
+    profile.dump_stats(args.profile)
     return 0
 
 

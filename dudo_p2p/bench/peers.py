@@ -40,6 +40,8 @@ class PeerLog:
     left: dict[int, float] = field(default_factory=dict)  # seat -> first PlayerLeft stamp
     over: float | None = None
     rss_mb: float | None = None
+    cpu_s: float | None = None  # CPU seconds used from seated to done
+    links: dict[str, int] = field(default_factory=dict)  # the peer's link counters
 
     def feed(self, line: str) -> None:
         kind, _, rest = line.partition(" ")
@@ -54,18 +56,24 @@ class PeerLog:
                 self.left.setdefault(int(parts[1]), float(parts[0]))
             case "over":
                 self.over = float(parts[0])
+            case "links":
+                self.links = json.loads(rest)
             case "done":
                 self.rss_mb = float(parts[1])
+                if len(parts) > 2:
+                    self.cpu_s = float(parts[2])
             case _:
                 pass
 
 
 class Table:
     """``n`` bench peers (peer 0 hosts, the others join it by address), each a process, with
-    journals in a temporary directory. Use as a context manager: every process is stopped
+    journals in a temporary directory (``profile``: each writes cProfile stats to
+    ``{profile}{i}.prof``). Use as a context manager: every process is stopped
     (and killed if need be) on exit."""
 
-    def __init__(self, n: int, *, pace: float, level: str = "easy", seed: int = 1) -> None:
+    def __init__(self, n: int, *, pace: float, level: str = "easy", seed: int = 1,
+                 journal: bool = True, profile: str | None = None) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="dudo-bench-")
         work = Path(self._tmp.name)
         self.children: list[Child] = []
@@ -74,7 +82,9 @@ class Table:
 
         def common(i: int) -> list[str]:
             return ["--name", f"peer{i}", "--level", level, "--seed", str(seed + i),
-                    "--pace", str(pace), "--journal", str(work / f"journal{i}")]
+                    "--pace", str(pace),
+                    *(["--journal", str(work / f"journal{i}")] if journal else []),
+                    *(["--profile", f"{profile}{i}.prof"] if profile else [])]
 
         try:
             host = Child.python(PEER_MODULE, "--players", str(n), *common(0))
@@ -134,29 +144,44 @@ def agreed_bids(logs: list[PeerLog]) -> list[float]:
     return out
 
 
-def bid_final(quick: bool, rtt_us: Value) -> dict[str, Value]:
-    """6 peers, 30 (quick) or 150 bids; see :func:`measure_bids`."""
+def bid_final(quick: bool, rtt_us: Value, idle_rtt_us: Value = None) -> dict[str, Value]:
+    """6 peers, 30 (quick) or 150 bids; see :func:`measure_bids`. Adds "consensus_ratio_idle":
+    the p50 over the round trip between processes that were asleep (``bare_rtt_idle_us``)."""
     if quick:
-        return measure_bids(6, 30, rtt_us, timeout=45.0)
-    return measure_bids(6, 150, rtt_us, timeout=90.0)
+        result = measure_bids(6, 30, rtt_us, timeout=45.0)
+    else:
+        result = measure_bids(6, 150, rtt_us, timeout=90.0)
+    p50 = result["bid_final_ms_p50"]
+    result["consensus_ratio_idle"] = _ratio(p50, idle_rtt_us)
+    return result
+
+
+def _ratio(ms: Value, us: Value) -> float | None:
+    if isinstance(ms, float) and isinstance(us, float) and us > 0:
+        return ms * 1000 / us
+    return None
 
 
 def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
-                 timeout: float = 60.0) -> dict[str, Value]:
+                 timeout: float = 60.0, journal: bool = True) -> dict[str, Value]:
     """``n`` peers, bots acting after a ``pace`` pause; stops once ``want`` bids are agreed
     by all or the game ends. Keys: bid_final_ms_p50/_p99, consensus_ratio (p50 over the bare
     RTT, None without one), bids_measured."""
-    with Table(n, pace=pace) as table:
+    with Table(n, pace=pace, journal=journal) as table:
         table.run_until(lambda: len(agreed_bids(table.logs)) >= want
                         or all(log.over is not None for log in table.logs),
                         timeout, f"{want} agreed bids")
         latencies = agreed_bids(table.logs)
+    # after close(): every peer has said "done" with its CPU time
+    actions = max(len(log.taken) for log in table.logs)
+    cpu = [log.cpu_s for log in table.logs if log.cpu_s is not None]
     if not latencies:
         raise ChildFailed("no bid was agreed by every peer")
     p50 = percentile(latencies, 50)
-    ratio = p50 * 1000 / rtt_us if isinstance(rtt_us, float) and rtt_us > 0 else None
     return {"bid_final_ms_p50": p50, "bid_final_ms_p99": percentile(latencies, 99),
-            "consensus_ratio": ratio, "bids_measured": float(len(latencies))}
+            "consensus_ratio": _ratio(p50, rtt_us), "bids_measured": float(len(latencies)),
+            "peer_cpu_ms_per_action": sum(cpu) / len(cpu) / actions * 1000
+            if cpu and actions else None}
 
 
 def dead_peer(quick: bool) -> dict[str, Value]:

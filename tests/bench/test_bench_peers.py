@@ -18,12 +18,12 @@ def _log(lines: list[str]) -> PeerLog:
 def test_peer_log_parses_every_line_kind() -> None:
     log = _log(["port 4000", "seated 10.0 2", "submit 10.5 7 Raise seat 2 bids 3x4",
                 "taken 10.52 7 Raise seat 2 bids 3x4", "left 20.0 1 timeout",
-                "left 21.0 1 timeout", "over 30.0 2", "done 31.0 41.5"])
+                "left 21.0 1 timeout", "over 30.0 2", "done 31.0 41.5 2.25"])
     assert log.seat == 2
     assert log.submits == {7: (10.5, "Raise", "seat 2 bids 3x4")}
     assert log.taken == {7: (10.52, "Raise", "seat 2 bids 3x4")}
     assert log.left == {1: 20.0}  # the first removal event counts
-    assert log.over == 30.0 and log.rss_mb == 41.5
+    assert log.over == 30.0 and log.rss_mb == 41.5 and log.cpu_s == 2.25
 
 
 def test_a_bid_counts_from_its_submission_to_the_last_peer_holding_it() -> None:

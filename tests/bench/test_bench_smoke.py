@@ -42,8 +42,9 @@ def test_crypto_round_reports_each_step() -> None:
 
 @pytest.mark.e2e
 def test_bare_rtt_and_discovery_run_against_child_processes() -> None:
-    rtt = bare_rtt(20, warmup=5)
-    assert set(rtt) == {"bare_rtt_us", "bare_rtt_us_p99"} and _positive(rtt)
+    rtt = bare_rtt(20, warmup=5, idle_pings=3, idle_gap=0.001)
+    assert set(rtt) == {"bare_rtt_us", "bare_rtt_us_p99", "bare_rtt_idle_us"}
+    assert _positive(rtt)
     assert rtt["bare_rtt_us"] <= rtt["bare_rtt_us_p99"]
     found = discovery(2, cold_trials=1)
     assert set(found) == {"discovery_ms", "discovery_ms_max", "discovery_cold_ms"}
