@@ -54,9 +54,17 @@ class Peer:
         )
         self.lines: list[str] = []
         self._changed = threading.Condition()
+        self._out: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        # stdout has its own reader: communicate() would race the stderr reader for lines.
+        self._out_reader = threading.Thread(target=self._read_out, daemon=True)
+        self._out_reader.start()
         self.stdout = ""
+
+    def _read_out(self) -> None:
+        assert self.proc.stdout is not None
+        self._out.extend(self.proc.stdout)
 
     def _read(self) -> None:
         assert self.proc.stderr is not None
@@ -80,12 +88,20 @@ class Peer:
     def finish(self, timeout: float = GAME_TIMEOUT) -> int:
         """Wait for the process to exit by itself (killed after ``timeout``)."""
         try:
-            self.stdout, _ = self.proc.communicate(timeout=timeout)
+            self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            self.stdout, _ = self.proc.communicate()
+            self.proc.wait()
         self._reader.join(timeout=5)
+        self._out_reader.join(timeout=5)
+        self.stdout = "".join(self._out)
+        self._close_pipes()
         return self.proc.returncode
+
+    def _close_pipes(self) -> None:
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()
 
     def summary(self) -> dict[str, Any]:
         """The ``--json`` object on the last line of stdout."""
@@ -100,7 +116,10 @@ class Peer:
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
-        self.proc.communicate()
+        self.proc.wait()
+        self._reader.join(timeout=5)
+        self._out_reader.join(timeout=5)
+        self._close_pipes()
 
     def explain(self) -> str:
         return f"{self.name} rc={self.proc.returncode}\n" + "\n".join(self.lines[-30:])

@@ -62,10 +62,10 @@ class Room:
         self.run({k: lobby.tick(now) for k, lobby in self.lobbies.items()}, now)
 
 
-def table(n: int, rules: RuleSet = RuleSet()) -> tuple[list[Identity], Lobby, list[Lobby]]:
+def table(n: int) -> tuple[list[Identity], Lobby, list[Lobby]]:
     people = ids(n)
     host = Lobby.hosting(people[0], "host", "0.0.0.0", 4000, table="KQ7XM", game_id=GAME_ID,
-                         seats=n, rules=rules, turn_timer_ms=0)
+                         seats=n, rules=RuleSet(), turn_timer_ms=0)
     joiners = [Lobby.joining(p, f"j{i}", "0.0.0.0", 4001 + i, table="KQ7XM")
                for i, p in enumerate(people[1:])]
     return people, host, joiners
@@ -127,11 +127,16 @@ def test_a_hello_for_another_table_or_a_full_table_is_refused() -> None:
 
 
 def test_garbage_and_forged_frames_are_logged_not_raised() -> None:
-    people, host, _ = table(2)
-    for frame in (b"", b"\x98", bytes(200), b"\xc4\xff" + bytes(10)):
+    people, host, joiners = table(2)
+    joiners[0].add_target(people[0].public_key, "127.0.0.1", 4000, 0.0)
+    hello = next(e for e in joiners[0].tick(0.0) if isinstance(e, SendTo)).frame
+    forged = hello[:-1] + bytes([hello[-1] ^ 1])  # one bit of the signature flipped
+    for frame in (b"", b"\x98", bytes(200), b"\xc4\xff" + bytes(10), hello[:-7], forged):
         effects = host.receive(frame, b"x", None, 0.0)
         assert effects and all(isinstance(e, Log) for e in effects)
-    assert host.seats_taken == 1
+    assert host.seats_taken == 1  # nobody was seated by any of them
+    assert any(isinstance(e, SendTo) for e in host.receive(hello, b"x", "127.0.0.1", 0.0))
+    assert host.seats_taken == 2  # while the genuine hello seats its author
 
 
 def test_journal_ignores_a_torn_last_record_and_appends_after_the_last_whole_one(
