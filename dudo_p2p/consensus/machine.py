@@ -163,6 +163,7 @@ class TableMachine:
         self.removed_me = False
         self.peer_lengths: dict[int, int] = {}
         self.sync_asked_at = -1e9
+        self.sync_asked_len = -1  # the `have` of our last sync-request
         self.own_current: bytes | None = None  # our entry for the current position
         self.next_resend = now
         self.persisted_len = 0
@@ -374,10 +375,11 @@ class TableMachine:
             case SyncRequest(have=have):
                 self._answer_sync(author, have)
             case SyncReply(entries=entries, more=more):
+                before = self.replica.head
                 self._take_sync(entries, now)
-                if more:
+                if more and self.replica.head != before:  # no progress: wait for a heartbeat
                     self.sync_asked_at = now
-                    req = SyncRequest(len(self.replica.chain))
+                    req = SyncRequest(self._sync_have())
                     self._out.append(Send(self._seal(0, req).to_bytes(), to=author))
             case Bye():
                 self._vote(author, "quit", now)
@@ -697,8 +699,19 @@ class TableMachine:
         if now - self.sync_asked_at < self.timeouts.heartbeat:
             return
         self.sync_asked_at = now
-        req = SyncRequest(len(self.replica.chain))
+        req = SyncRequest(self._sync_have())
         self._out.append(Send(self._seal(0, req).to_bytes(), to=peer))
+
+    def _sync_have(self) -> int:
+        """Where to ask from: our length, or the epoch's anchor when the last ask from this
+        same length brought nothing. Our chain may hold entries of an epoch the others voided
+        by a removal we missed (we were down, or cut off); what follows our length in their
+        chain then never fits, and only the removal item at the anchor unblocks us."""
+        have = len(self.replica.chain)
+        if have == self.sync_asked_len:
+            have = self.replica.epoch.anchor_index
+        self.sync_asked_len = have
+        return have
 
     def _answer_sync(self, peer: int, have: int) -> None:
         """Up to SYNC_CHUNK chain items from ``have``, cut so the frame stays well under the

@@ -1,0 +1,34 @@
+"""Catch-up after a removal the peer missed: its chain holds entries of the voided epoch that
+the others threw away, so asking "from my length" fetches items that never fit."""
+
+from __future__ import annotations
+
+from consensus.fakenet import FakeNet
+
+from dudo_p2p.consensus import events as ev
+from dudo_p2p.consensus.machine import Timeouts
+from dudo_p2p.consensus.replica import EpochPhase
+from dudo_p2p.rules import RuleSet
+
+
+def test_a_peer_removed_while_down_learns_it_from_the_others_after_restart() -> None:
+    timeouts = Timeouts(step=2.0, silence=3.0, turn_grace=1.0)
+    net = FakeNet(3, RuleSet(starting_dice=3), seed=31, timeouts=timeouts)
+    victim = 1
+    # down in the middle of a deal, after the commits and nonces of that deal are chained
+    net.run_until(lambda: net.machines[victim].replica.epoch.number >= 2
+                  and net.machines[victim].replica.phase is EpochPhase.BIDDING)
+    anchor = net.machines[victim].replica.epoch.anchor_index
+    assert len(net.machines[victim].replica.chain) > anchor, "entries of the epoch to be voided"
+    net.crash(victim)
+    down_at = net.now
+    net.run_until(lambda: net.now > down_at + 8.0)  # past the silence timeout: voted out
+    assert any(isinstance(e, ev.PlayerLeft) and e.seat == victim for e in net.events[0])
+    net.restart(victim)
+    back = net.machines[victim]
+    for _ in range(20_000):  # about 60 simulated seconds
+        if back.removed_me:
+            break
+        net.step()
+    assert back.removed_me, "the restarted peer never learns it was removed"
+    assert back.over
