@@ -31,7 +31,7 @@ def ids(n: int, seed: int = 7) -> list[Identity]:
 class Room:
     """Lobbies keyed by public key; SendTo frames delivered at once unless dropped."""
 
-    def __init__(self, lobbies: dict[bytes, Lobby], drop: set[bytes] | None = None) -> None:
+    def __init__(self, lobbies: dict[bytes, Lobby], drop: set[str] | None = None) -> None:
         self.lobbies = lobbies
         self.drop = drop or set()  # kinds of frame lost on the wire
         self.seated: dict[bytes, Seated] = {}

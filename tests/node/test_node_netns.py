@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from netns import NetnsLab, bridged_lan, routed_subnets
+from netns import NetnsLab, bridged_lan, routed_subnets  # type: ignore[import-not-found, unused-ignore]
 from node_helpers import Peer, bot_args, host_args
 from test_node_e2e import assert_one_game, finish_all
 
