@@ -155,8 +155,10 @@ def machine() -> dict[str, Any]:
                           if ln.startswith("model name")), "")
     except OSError:
         pass
+    # Other work on the machine skews every figure: say how busy it was when we started.
     return {"uname": " ".join(os.uname()), "nproc": os.cpu_count(), "cpu": model,
-            "python": platform.python_version()}
+            "python": platform.python_version(),
+            "loadavg": [round(x, 2) for x in os.getloadavg()]}
 
 
 def run_all(chosen: list[Measurement], quick: bool,
@@ -203,13 +205,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"bench: {exc}", file=sys.stderr)
         return 2
     started = time.monotonic()
+    where = machine()
+    print(f"bench: {where['nproc']} cores ({where['cpu']}), load average "
+          f"{' '.join(map(str, where['loadavg']))} at the start", file=sys.stderr, flush=True)
     values, errors = run_all(chosen, args.quick, lambda text: print(text, file=sys.stderr,
                                                                      flush=True))
     figures = [f for m in chosen for f in m.figures]
     print(table(figures, values, errors))
     if args.json:
         report: dict[str, Any] = dict(values)
-        report.update(errors=errors, machine=machine(), quick=args.quick,
+        report.update(errors=errors, machine=where, quick=args.quick,
                       seconds=round(time.monotonic() - started, 1))
         print(json.dumps(report))
     return 1 if errors else 0
