@@ -17,7 +17,7 @@ ALLOWED: dict[str, set[str]] = {
     "protocol": {"rules", "crypto"},
     "consensus": {"protocol", "rules", "crypto"},
     "net": set(),
-    "node": {"consensus", "net", "protocol", "rules", "crypto", "session", "bots"},
+    "node": {"consensus", "net", "protocol", "rules", "crypto"},
     "session": {"node", "consensus", "rules", "crypto", "bots"},
     "bots": {"rules", "session"},
     "ui": {"rules", "session"},

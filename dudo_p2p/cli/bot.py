@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from dudo_p2p.cli import common
+from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DudoError
 from dudo_p2p.net.beacon import is_table_code
 from dudo_p2p.node.node import Node
@@ -44,7 +45,12 @@ def run(args: argparse.Namespace) -> int:
         print("bot: say where the table is: --discover or --join HOST:PORT", file=sys.stderr)
         return 2
     try:
-        identity = common.load_identity(args.identity)
+        # A bot is somebody new each game unless told otherwise (or resuming): several bots
+        # on one machine must not share the user's identity.
+        if args.identity is None and not args.resume:
+            identity = Identity.generate()
+        else:
+            identity = common.load_identity(args.identity)
         name = args.name or common.default_name(identity, "bot")
         if args.resume:
             if args.journal is None:

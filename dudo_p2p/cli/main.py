@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 # name -> (module that implements it, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "play": ("dudo_p2p.ui.app", "open the table window (lobby, bots, hot-seat)"),
+    "play": ("dudo_p2p.cli.play", "open the table window (lobby, bots, hot-seat)"),
     "host": ("dudo_p2p.cli.host", "open a table on the LAN and play it"),
     "bot": ("dudo_p2p.cli.bot", "a headless bot peer that joins a table and plays to the end"),
     "tables": ("dudo_p2p.cli.tables", "list the tables seen on the LAN"),

@@ -2,7 +2,6 @@
 
 ``node``       :class:`Node` (links + discovery + lobby + table machine) and :class:`NetConfig`.
 ``journal``    the append-only, length-prefixed, fsynced journal a crashed peer restarts from.
-``bot_table``  :func:`start_bot_table`: a table hosted in-process with bot peers as processes.
 """
 
 from dudo_p2p.node.node import NetConfig, Node, run_until

@@ -38,6 +38,7 @@ from typing import Any
 
 import zmq
 
+from dudo_p2p.consensus.events import Event, GameOver, PlayerLeft
 from dudo_p2p.consensus.lobby import (
     LOBBY_KINDS,
     Connect,
@@ -57,7 +58,6 @@ from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT, Discovery
 from dudo_p2p.net.links import Links
 from dudo_p2p.node import journal as jr
 from dudo_p2p.rules import RuleSet
-from dudo_p2p.session.events import Event, GameOver, PlayerLeft
 
 log = logging.getLogger(__name__)
 

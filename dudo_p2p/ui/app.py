@@ -277,4 +277,5 @@ def run(args: argparse.Namespace, *, session_factory: SessionFactory | None = No
                 return 1
         return app.run_loop(screenshot, max_seconds=60.0 if screenshot else None)
     finally:
+        app.scene.leave()  # closes the table's session: bot peers stop, the peer says bye
         pygame.display.quit()

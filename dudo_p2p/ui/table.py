@@ -146,6 +146,8 @@ class TableScene(Scene):
     def refresh(self) -> None:
         """Re-read the seat's view, legal actions and players (after events or actions)."""
         before_view, before_legal = self.view, self.legal
+        if not getattr(self.session, "started", True):
+            return  # a networked table still gathering its players: "waiting for the table"
         try:
             self.view = self.session.view()
             self.legal = self.session.legal_actions()

@@ -6,8 +6,8 @@ in this process on 127.0.0.1 (no beacons: nobody else needs to find it); each bo
 game runs exactly as on a LAN (signed log, fair dice, journals). The bot processes are
 terminated when the session is closed.
 
-Layering note: this module sits in ``node`` as the brief asks but builds a session and bots
-for the UI; it imports ``session`` (above ``node``). It could live in ``session`` instead.
+It lives in ``session`` (it builds a session over a node and bots for the UI); the lobby's
+"create a table" reuses :func:`spawn_bot_peers` to fill seats of a LAN table.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import random
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from dudo_p2p.bots import make_bot
@@ -52,12 +53,23 @@ def start_bot_table(
         identity or Identity.generate(), name, NetConfig(bind=LOOPBACK, discovery=False),
         seats=n_bots + 1, rules=rules, turn_timer_ms=int(turn_timer_s * 1000),
     )
+    stop_bots = spawn_bot_peers(n_bots, level, node.links.port, names=bot_names)
+    timer_bot = make_bot(level, random.Random(node.rng.getrandbits(64)))
+    return NodeSession(node, timer_bot=timer_bot.decide, on_close=[stop_bots])
+
+
+def spawn_bot_peers(
+    n: int, level: str, port: int, *, names: tuple[str, ...] = ("Ana", "Bruno", "Carmen",
+                                                                  "Diego", "Elena"),
+) -> Callable[[], None]:
+    """Start ``n`` bot peer processes that join the table at 127.0.0.1:``port``, each with a
+    throwaway identity; returns the function that stops them (SIGTERM, then SIGKILL)."""
     work = tempfile.TemporaryDirectory(prefix="dudo-bots-")
     procs: list[subprocess.Popen[bytes]] = []
-    for i in range(n_bots):
+    for i in range(n):
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "dudo_p2p", "bot", "--join", f"{LOOPBACK}:{node.links.port}",
-             "--level", level, "--name", bot_names[i % len(bot_names)],
+            [sys.executable, "-m", "dudo_p2p", "bot", "--join", f"{LOOPBACK}:{port}",
+             "--level", level, "--name", names[i % len(names)],
              "--identity", str(Path(work.name) / f"bot{i}"), "--bind", LOOPBACK,
              "--timeout", "7200"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -75,5 +87,4 @@ def start_bot_table(
                 proc.wait()
         work.cleanup()
 
-    timer_bot = make_bot(level, random.Random(node.rng.getrandbits(64)))
-    return NodeSession(node, timer_bot=timer_bot.decide, on_close=[stop_bots])
+    return stop_bots

@@ -1,0 +1,145 @@
+"""``dudo-p2p play``: the table window, wired to the real network and the real bots.
+
+The UI (``dudo_p2p.ui``) knows only sessions; this module gives it:
+
+- a session factory: "play against N bots" hosts a table on loopback and starts N bot peer
+  processes (:func:`~dudo_p2p.session.bot_table.start_bot_table`); "create" hosts a table on
+  the LAN (beacons on every interface) and fills the chosen number of seats with bot peers,
+  leaving the rest for players who join; "join" sits at the table at ``host:port``;
+  "hot-seat" is the in-process table (nobody else on the network);
+- a directory of the tables seen on the LAN, from the discovery beacons.
+
+Our identity is the user's (``--identity``, default in the data directory), so friends see
+the same fingerprint beside our name every evening.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dudo_p2p.bots import make_bot
+from dudo_p2p.cli import common
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.net.beacon import Beacon, TableState
+from dudo_p2p.net.discovery import Discovery
+from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.session import Session
+from dudo_p2p.session.bot_table import spawn_bot_peers, start_bot_table
+from dudo_p2p.session.node_session import NodeSession
+from dudo_p2p.ui import app
+from dudo_p2p.ui.request import TableRequest, Unavailable, parse_address
+
+DEFAULT_TURN_TIMER_S = 60.0
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = app.add_parser(subparsers)
+    parser.add_argument("--name", default=None, help="your name at the table")
+    common.add_net_options(parser)
+    parser.set_defaults(handler=run)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One table seen on the LAN, as the lobby shows it."""
+
+    code: str
+    address: str
+    players: int
+    seats: int
+
+
+class LanDirectory:
+    """The open tables the discovery beacons show, polled without blocking by the lobby."""
+
+    def __init__(self, beacon_port: int, broadcast: Sequence[str] | None) -> None:
+        self.discovery: Discovery | None
+        try:
+            addresses = list(broadcast) if broadcast is not None else None
+            self.discovery = Discovery(beacon_port, broadcast_addresses=addresses)
+        except OSError:
+            self.discovery = None  # the port is taken: the lobby just lists nothing
+            return
+        self.discovery.set_beacon(Beacon(os.urandom(32), 1, name="lobby"))
+
+    def tables(self) -> list[Listing]:
+        if self.discovery is None:
+            return []
+        now = time.monotonic()
+        self.discovery.tick(now)
+        self.discovery.on_readable(now)
+        return [
+            Listing(s.beacon.table_code, f"{s.host}:{s.beacon.port}", s.beacon.seats_taken,
+                    s.beacon.seats_total)
+            for s in self.discovery.peers(now).values()
+            if s.beacon.state is TableState.OPEN
+        ]
+
+    def close(self) -> None:
+        if self.discovery is not None:
+            self.discovery.close()
+
+
+class NetworkTables:
+    """The session factory the lobby calls (see the module docstring)."""
+
+    def __init__(self, args: argparse.Namespace, identity: Identity) -> None:
+        self.args = args
+        self.identity = identity
+        self.name = args.name or common.default_name(identity, "Jugador")
+
+    def __call__(self, request: TableRequest) -> Session:
+        match request.kind:
+            case "bots":
+                return start_bot_table(
+                    request.bots, request.rules, request.bot_level, name=self.name,
+                    turn_timer_s=request.turn_timer_s or 0.0, identity=self.identity,
+                )
+            case "hotseat":
+                from dudo_p2p.ui.local_tables import local_factory
+
+                return local_factory(request)
+            case "create":
+                return self._create(request)
+            case "join":
+                return self._join(request)
+        raise Unavailable(request.kind)
+
+    def _net(self) -> NetConfig:
+        return common.net_config(self.args)
+
+    def _create(self, request: TableRequest) -> Session:
+        seats = max(request.players, request.bots + 1, 2)
+        timer = request.turn_timer_s if request.turn_timer_s is not None else DEFAULT_TURN_TIMER_S
+        node = Node.host(self.identity, self.name, self._net(), seats=seats,
+                         rules=request.rules, turn_timer_ms=int(timer * 1000))
+        stop = spawn_bot_peers(request.bots, request.bot_level, node.links.port)
+        bot = make_bot(request.bot_level, random.Random())
+        return NodeSession(node, timer_bot=bot.decide, on_close=[stop])
+
+    def _join(self, request: TableRequest) -> Session:
+        address = parse_address(request.address)
+        if address is None:
+            raise Unavailable(f"not host:port: {request.address!r}")
+        node = Node.join(self.identity, self.name, self._net(), addresses=[address],
+                         discover=False)
+        bot = make_bot(request.bot_level, random.Random())
+        return NodeSession(node, timer_bot=bot.decide)
+
+
+def run(args: argparse.Namespace) -> int:
+    common.setup_logging(args.verbose)
+    if args.hotseat or (args.screenshot and args.seed is not None):
+        return app.run(args)  # in-process: hot-seat, or a reproducible screenshot
+    identity = common.load_identity(args.identity)
+    directory = LanDirectory(args.beacon_port, args.broadcast)
+    try:
+        return app.run(args, session_factory=NetworkTables(args, identity), directory=directory)
+    finally:
+        directory.close()
