@@ -685,9 +685,11 @@ class TableMachine:
         self._out.append(Emit(ev.PlayerLeft(target, reason)))
         if target == self.seat:
             self.removed_me = True
-        self._chained(now)
+        # forget the voided epoch's secrets before _chained: it retries buffered entries of
+        # the next epoch, which can take us into its COMMIT and draw (and send) new secrets
         self.sent = {k for k in self.sent if k[0] != epoch}
         self.secrets = None
+        self._chained(now)
         if self.replica.phase is EpochPhase.OVER and self.replica.engine.winner is not None:
             self._out.append(Emit(ev.GameOver(self.replica.engine.winner)))
         self._turn_event(now)
