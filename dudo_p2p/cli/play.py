@@ -33,6 +33,7 @@ from dudo_p2p.session import Session
 from dudo_p2p.session.bot_table import spawn_bot_peers, start_bot_table
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import app
+from dudo_p2p.ui.local_tables import local_factory
 from dudo_p2p.ui.request import TableRequest, Unavailable, parse_address
 
 DEFAULT_TURN_TIMER_S = 60.0
@@ -102,9 +103,7 @@ class NetworkTables:
                     turn_timer_s=request.turn_timer_s or 0.0, identity=self.identity,
                 )
             case "hotseat":
-                from dudo_p2p.ui.local_tables import local_factory
-
-                return local_factory(request)
+                return local_tables(request)
             case "create":
                 return self._create(request)
             case "join":
@@ -133,10 +132,15 @@ class NetworkTables:
         return NodeSession(node, timer_bot=bot.decide)
 
 
+def local_tables(request: TableRequest) -> Session:
+    """An in-process table (hot-seat, or a reproducible ``--seed`` screenshot) with our bots."""
+    return local_factory(request, bot_maker=lambda level, rng: make_bot(level, rng).decide)
+
+
 def run(args: argparse.Namespace) -> int:
     common.setup_logging(args.verbose)
     if args.hotseat or (args.screenshot and args.seed is not None):
-        return app.run(args)  # in-process: hot-seat, or a reproducible screenshot
+        return app.run(args, session_factory=local_tables)  # in-process, reproducible
     identity = common.load_identity(args.identity)
     directory = LanDirectory(args.beacon_port, args.broadcast)
     try:

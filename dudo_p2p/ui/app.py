@@ -234,13 +234,10 @@ def has_display(environ: Mapping[str, str]) -> bool:
     return any(environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"))
 
 
-def run(args: argparse.Namespace, *, session_factory: SessionFactory | None = None,
+def run(args: argparse.Namespace, *, session_factory: SessionFactory,
         directory: TableDirectory | None = None) -> int:
-    """Handle ``dudo-p2p play``. See the module docstring for the exit codes.
-
-    ``session_factory``/``directory``: the lead's network factory and LAN directory; without
-    them tables are in-process (LocalSession with bots) and the lobby lists no tables.
-    """
+    """Handle ``dudo-p2p play`` (the CLI injects the session factory: real bot peers and the
+    LAN, or in-process tables). See the module docstring for the exit codes."""
     lang = args.lang or default_lang(os.environ)
     tr = Tr(lang)
     if not has_display(os.environ):
@@ -254,10 +251,6 @@ def run(args: argparse.Namespace, *, session_factory: SessionFactory | None = No
     except DudoError as exc:
         print(str(exc), file=sys.stderr)
         return 1
-    if session_factory is None:
-        from dudo_p2p.ui.local_tables import local_factory
-
-        session_factory = local_factory
     screenshot: str | None = args.screenshot
     app = App(session_factory, lang, time.monotonic, directory=directory,
               bot_delay=0.0 if screenshot else DEFAULT_BOT_DELAY_S, autoplay=bool(screenshot),

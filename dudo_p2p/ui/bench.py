@@ -14,6 +14,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
+from dudo_p2p.session import Session
 from dudo_p2p.ui import theme
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.local_tables import local_factory
@@ -24,7 +25,12 @@ from dudo_p2p.ui.table import TableScene
 def _live_table(surface: pygame.Surface | None) -> App:
     pygame.display.init()
     pygame.font.init()
-    app = App(local_factory, "es", time.monotonic, surface=surface, bot_delay=0.0,
+    # the seats are filled by random-legal movers: what is measured is drawing, not play
+    def factory(request: TableRequest) -> Session:
+        return local_factory(request, bot_maker=lambda _level, rng: (
+            lambda _view, legal: rng.choice(legal)))
+
+    app = App(factory, "es", time.monotonic, surface=surface, bot_delay=0.0,
               autoplay=True, reveal_hold=0.0)
     app.start_table(TableRequest("bots", bots=3, seed=1))
     scene = app.scene

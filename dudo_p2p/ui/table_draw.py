@@ -22,8 +22,9 @@ from dudo_p2p.rules import (
     Dudo,
     Matar,
     Pasar,
+    odds,
 )
-from dudo_p2p.ui import draw, prob, theme
+from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.composer import legal_bids
 from dudo_p2p.ui.i18n import HOUSE_RULE_KEYS, PALIFICO_MODE_KEYS
 from dudo_p2p.ui.overlays import draw_menu, draw_rules_overlay, draw_winner
@@ -401,8 +402,8 @@ def _prob_box(scene: TableScene, surface: pygame.Surface, x: int, y: int) -> Non
         return
     wild = view.state.wild
     unseen = view.total_dice - len(own)
-    p = prob.chance_at_least(bid.count, bid.face, own, unseen, wild=wild)
-    expected = prob.expected_total(bid.face, own, unseen, wild=wild)
+    p = odds.chance_at_least(bid.count, bid.face, own, unseen, wild=wild)
+    expected = odds.expected_total(bid.face, own, unseen, wild=wild)
     pct = round(p * 100)
     color = theme.GREEN if pct >= 50 else theme.RED
     draw.text(surface, tr("table.prob", p=pct), (x, y), 24, color)

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pygame
 
+from dudo_p2p.bots import make_bot
+from dudo_p2p.session import Session
 from dudo_p2p.ui import widgets
 from dudo_p2p.ui.app import App
+from dudo_p2p.ui.local_tables import local_factory
+from dudo_p2p.ui.request import TableRequest
 
 
 def key(app: App, k: int) -> None:
@@ -24,3 +28,8 @@ def click_button(app: App, name: str) -> widgets.Button:
     button = widgets.find(app.scene.buttons, name)
     click(app, button.rect.center)
     return button
+
+
+def bot_tables(request: TableRequest) -> Session:
+    """In-process tables with the real bots (the CLI's wiring, without the network)."""
+    return local_factory(request, bot_maker=lambda level, rng: make_bot(level, rng).decide)

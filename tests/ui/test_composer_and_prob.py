@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from dudo_p2p.rules import Bid, RuleSet, min_raise
-from dudo_p2p.ui import prob
+from dudo_p2p.rules import odds as prob
 from dudo_p2p.ui.composer import Composer, legal_bids, lowest_on_face
 from dudo_p2p.ui.i18n import Tr
 

@@ -17,16 +17,15 @@ from dudo_p2p.ui import app as app_module
 from dudo_p2p.ui import bench
 from dudo_p2p.ui.app import App, add_parser
 from dudo_p2p.ui.lobby import LobbyScene
-from dudo_p2p.ui.local_tables import local_factory
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
-from .helpers import click_button, key
+from .helpers import bot_tables, click_button, key
 
 
 def _app(clock: FakeClock, surface: pygame.Surface, lang: str) -> App:
-    return App(local_factory, lang, clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
+    return App(bot_tables, lang, clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
 
 
 def _is_drawn(surface: pygame.Surface) -> bool:
@@ -138,7 +137,7 @@ def test_lobby_join_checks_the_address_and_lists_tables(clock: FakeClock,
         def tables(self) -> list[Listing]:
             return [Listing()]
 
-    app = App(local_factory, "en", clock, surface=surface, directory=Directory())
+    app = App(bot_tables, "en", clock, surface=surface, directory=Directory())
     lobby = app.scene
     assert isinstance(lobby, LobbyScene)
     app.frame()
@@ -168,7 +167,7 @@ def test_play_without_display_says_so_and_exits_2(monkeypatch: pytest.MonkeyPatc
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     for var in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
         monkeypatch.delenv(var, raising=False)
-    assert app_module.run(_args("--bots", "2", "--lang", "en")) == 2
+    assert app_module.run(_args("--bots", "2", "--lang", "en"), session_factory=bot_tables) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     for command in ("dudo-p2p sim", "dudo-p2p bot", "dudo-p2p tournament"):
@@ -177,7 +176,8 @@ def test_play_without_display_says_so_and_exits_2(monkeypatch: pytest.MonkeyPatc
 
 def test_screenshot_option_writes_a_png_of_at_least_1280x800(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "table.png"
-    assert app_module.run(_args("--bots", "3", "--screenshot", str(path), "--seed", "4")) == 0
+    args = _args("--bots", "3", "--screenshot", str(path), "--seed", "4")
+    assert app_module.run(args, session_factory=bot_tables) == 0
     image = pygame.image.load(str(path))
     assert image.get_width() >= 1280 and image.get_height() >= 800
     pygame.display.init()  # run() closed the display; the session fixture expects it open

@@ -12,16 +12,16 @@ from dudo_p2p.session import CheatDetected, Notice, PlayerLeft
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import widgets
 from dudo_p2p.ui.app import App
-from dudo_p2p.ui.local_tables import HotseatSeat, local_factory
+from dudo_p2p.ui.local_tables import HotseatSeat
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
-from .helpers import click, click_button, key
+from .helpers import bot_tables, click, click_button, key
 
 
 def _app(clock: FakeClock, surface: pygame.Surface, lang: str = "es") -> App:
-    return App(local_factory, lang, clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
+    return App(bot_tables, lang, clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
 
 
 def _table(app: App, **kw: object) -> TableScene:
