@@ -81,8 +81,8 @@ class Timeouts:
     """Protocol timers in seconds (protocol.md §4.6)."""
 
     heartbeat: float = 1.0
-    step: float = 5.0  # a commitment, nonce, reveal, result signature or ack we wait for
-    silence: float = 6.0  # no message at all from a live seat
+    step: float = 4.0  # a commitment, nonce, reveal, result signature or ack we wait for
+    silence: float = 4.5  # no message at all from a live seat (4 heartbeats missed)
     turn_grace: float = 5.0  # past the human turn timer (the seat's own bot should have played)
 
 
@@ -96,9 +96,13 @@ class Send:
 
 @dataclass(frozen=True)
 class Persist:
-    """Write ``record`` to the journal durably before carrying out the effects after it."""
+    """Write ``record`` to the journal before carrying out the effects after it; ``durable``
+    records (our secrets, our own acts, removals) must also reach the disk (fsync) first,
+    because what follows depends on them: a restart must re-send the very same entries.
+    Chained entries of others need no fsync: a restarted peer fetches what it lost."""
 
     record: bytes
+    durable: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,10 +121,9 @@ Effect = Send | Persist | Emit | Log
 
 @dataclass
 class _ActSlot:
-    """Candidates for the next act of the epoch (one slot = one seq)."""
+    """Candidates for the next act of the epoch (one slot = one seq) and the one we acked."""
 
     candidates: dict[bytes, Envelope] = field(default_factory=dict)
-    acks: dict[bytes, set[int]] = field(default_factory=dict)
     mine: bytes | None = None
 
 
@@ -151,6 +154,10 @@ class TableMachine:
         self.seen: set[bytes] = set()
         self.relayed: set[bytes] = set()
         self.act_slot = _ActSlot()
+        # who acked which act (by digest) in the current epoch, kept even for acts one step
+        # ahead of our head: an ack that arrives before its act fits must still count later
+        self.ack_book: dict[bytes, set[int]] = {}
+        self.ack_epoch = 0
         self.buffer: list[Envelope] = []
         self.sent: set[tuple[int, str]] = set()
         self.votes: dict[tuple[int, int], dict[int, bytes]] = {}
@@ -204,7 +211,7 @@ class TableMachine:
         body = Act(self.replica.head, kind, count, face, option)
         env = self._seal(self.replica.epoch.acts, body)
         self.own_current = env.to_bytes()
-        self._out.append(Persist(encode(["own", self.own_current])))
+        self._out.append(Persist(encode(["own", self.own_current]), durable=True))
         self._out.append(Send(self.own_current))
         self._consider(env, now)
         return self._flush(now)
@@ -368,9 +375,12 @@ class TableMachine:
                 self._take_vote(author, env, now)
             case Proof(first=first, second=second):
                 self._take_proof(first, second, now)
-            case Heartbeat(length=length):
+            case Heartbeat(head=head, length=length):
                 self.peer_lengths[author] = length
-                if length > len(self.replica.chain):
+                ours = len(self.replica.chain)
+                # as long as ours but another head: one of us holds a voided epoch's entries
+                # (a removal we missed, seen from the other side of it): catch up
+                if length > ours or (length == ours and head != self.replica.head):
                     self._ask_sync(author, now)
             case SyncRequest(have=have):
                 self._answer_sync(author, have)
@@ -446,22 +456,27 @@ class TableMachine:
 
     # ---- acts: candidates, acks, racing calls -----------------------------------------------
 
+    def _acks(self, digest: bytes) -> set[int]:
+        if self.ack_epoch != self.replica.epoch.number:
+            self.ack_book = {}
+            self.ack_epoch = self.replica.epoch.number
+        return self.ack_book.setdefault(digest, set())
+
     def _candidate(self, env: Envelope, author: int, now: float) -> None:
         slot = self.act_slot
         digest = env.digest()
         slot.candidates[digest] = env
-        slot.acks.setdefault(digest, set()).add(author)
+        self._acks(digest).add(author)
         if slot.mine is None:
             slot.mine = digest
-            slot.acks[digest].add(self.seat)
+            self._acks(digest).add(self.seat)
             self._relay(env, author)
         self._settle_race()
         self._try_finalize(now)
 
     def _record_ack(self, inner: Envelope, acker: int) -> None:
-        if inner.seq != self.replica.epoch.acts:
-            return
-        self.act_slot.acks.setdefault(inner.digest(), set()).add(acker)
+        if inner.seq >= self.replica.epoch.acts:
+            self._acks(inner.digest()).add(acker)
 
     def _priority(self, env: Envelope) -> tuple[int, int, bytes]:
         """Lower wins a race: a call beats a raise, then the seat nearest after the bidder."""
@@ -477,13 +492,13 @@ class TableMachine:
 
     def _settle_race(self) -> None:
         slot = self.act_slot
-        acked = [d for d, seats in slot.acks.items() if seats and d in slot.candidates]
+        acked = [d for d in slot.candidates if self._acks(d)]
         if len(acked) < 2 or slot.mine is None:
             return
         best = min(acked, key=lambda d: self._priority(slot.candidates[d]))
         if best != slot.mine:
             slot.mine = best
-            slot.acks[best].add(self.seat)
+            self._acks(best).add(self.seat)
             env = slot.candidates[best]
             author = self.seating.seat_of(env.author)
             assert author is not None
@@ -492,9 +507,8 @@ class TableMachine:
     def _try_finalize(self, now: float) -> None:
         slot = self.act_slot
         parts = set(self.replica.epoch.participants)
-        for digest, seats in slot.acks.items():
-            env = slot.candidates.get(digest)
-            if env is None or not parts <= seats:
+        for digest, env in slot.candidates.items():
+            if not parts <= self._acks(digest):
                 continue
             action = self.replica.chain_act(env)
             self._chained(now)
@@ -564,7 +578,8 @@ class TableMachine:
             case EpochPhase.COMMIT:
                 if self.secrets is None or self.secrets.epoch != ep.number:
                     self.secrets = EpochSecrets.draw(ep.number, rep, self.seat, self.rng)
-                    self._out.append(Persist(encode(["secrets", self.secrets.to_record()])))
+                    record = encode(["secrets", self.secrets.to_record()])
+                    self._out.append(Persist(record, durable=True))
                 body = self.secrets.commit_body(rep, self.seat, self.identity)
             case EpochPhase.NONCE:
                 assert self.secrets is not None
@@ -631,8 +646,9 @@ class TableMachine:
         limit = self.timeouts.step
         waiting = set(rep.waiting_for())
         if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING):
-            acked = self.act_slot.acks.get(self.act_slot.mine or b"", set())
-            if self.act_slot.mine is not None:
+            mine = self.act_slot.mine
+            acked = self._acks(mine) if mine is not None else set()
+            if mine is not None:
                 waiting = set(rep.epoch.participants) - acked
             elif self.seating.turn_timer_ms > 0:
                 limit = self.seating.turn_timer_ms / 1000 + self.timeouts.turn_grace
@@ -680,7 +696,7 @@ class TableMachine:
         cert = [self.votes[(epoch, target)][v] for v in sorted(voters)]
         self.certificates[(epoch, target)] = cert
         self.replica.remove(target, reason)
-        self._out.append(Persist(encode(["removal", epoch, target, reason, cert])))
+        self._out.append(Persist(encode(["removal", epoch, target, reason, cert]), durable=True))
         self.persisted_len = len(self.replica.chain)
         self._out.append(Emit(ev.PlayerLeft(target, reason)))
         if target == self.seat:

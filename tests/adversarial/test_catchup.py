@@ -32,3 +32,30 @@ def test_a_peer_removed_while_down_learns_it_from_the_others_after_restart() -> 
         net.step()
     assert back.removed_me, "the restarted peer never learns it was removed"
     assert back.over
+
+
+def test_a_two_seat_forfeit_stands_when_the_removed_peer_restarts() -> None:
+    """With two seats the one left wins by forfeit. The removed peer restarts with a chain
+    as long as the winner's (its own commitment where the winner chained the removal), so
+    heartbeats show no longer log; it must still learn of its removal rather than wait for
+    the winner's commitment, time it out and 'win' too (a split table)."""
+    # the opener chooses the direction each deal: one SETUP act before the commitments, so
+    # the victim's chain (anchor + that act) is exactly as long as the winner's (anchor +
+    # the removal)
+    net = FakeNet(2, RuleSet(starting_dice=3, direction_each_round=True), seed=57)
+    victim = 0
+    rep = net.machines[victim].replica
+    net.run_until(lambda: rep.epoch.number >= 2 and rep.phase is EpochPhase.COMMIT
+                  and len(rep.chain) == rep.epoch.anchor_index + 1)
+    net.crash(victim)
+    down_at = net.now
+    net.run_until(lambda: net.now > down_at + 10.0)
+    assert net.machines[1].over and net.machines[1].replica.engine.winner == 1
+    assert len(net.machines[1].replica.chain) == len(rep.chain)
+    net.restart(victim)
+    back = net.machines[victim]
+    for _ in range(3_000):  # 30 simulated seconds: past every protocol timeout
+        net.step()
+    assert back.removed_me, "the restarted peer never learns it was removed"
+    assert back.replica.engine.winner != victim
+    assert back.replica.head == net.machines[1].replica.head
