@@ -1,0 +1,195 @@
+"""Attacks over real ZeroMQ links: honest ``dudo-p2p host``/``bot`` processes on loopback, a
+hostile node in the test process. Each test shows the honest peers detect the attack (a log
+line, an event, the record), finish the game on one log hash, and the cheater gains nothing.
+
+Attacks that need no real link (withheld reveal, stalled turn, racing calls) are shown on
+the in-memory network by tests/consensus/test_consensus_faults.py and not repeated here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from node_helpers import Peer
+
+from dudo_p2p.consensus.replica import EpochPhase
+from dudo_p2p.protocol.codec import MAX_FRAME
+from dudo_p2p.protocol.envelope import Envelope, seal_envelope
+from dudo_p2p.protocol.kinds import Act, Commit, Nonce, Reveal
+
+from .hostile import HostileNode, Out, drive, opened
+from .mutator import bombs
+from .table import open_table
+
+pytestmark = pytest.mark.e2e
+
+
+def test_equivocation_different_bids_to_different_peers_is_proved_and_expelled(
+    tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode]
+) -> None:
+    table = open_table(tmp_path, peers, hostiles, 3)
+    node = table.hostile
+    done: list[int] = []
+
+    def two_faces(node: HostileNode, frame: bytes, to: int | None) -> Out:
+        env = opened(frame)
+        if env is None or not isinstance(env.body, Act) or env.body.kind != "raise" or done:
+            return [(frame, to)]
+        # one signed bid to the first honest seat, a different one for the same slot to the other
+        body = env.body
+        other = Act(body.prev, "raise", body.count + 1, body.face, "")
+        first, second = node.honest_seats()
+        done.append(env.seq)
+        return [(frame, first), (node.seal(other, seq=env.seq), second)]
+
+    node.tamper = two_faces
+    table.finish()
+    me = node.table.seat
+    for peer in table.honest:
+        assert f"seat {me} caught: equivocation" in table.log(peer), peer.explain()
+        assert "mallory left (equivocation)" in table.log(peer), peer.explain()
+    assert done, "the hostile peer never got to bid"
+    record = table.record()
+    assert (me, "equivocation") in record.removals
+    assert node.table.removed_me, "the cheater learns it is out"
+
+
+def test_forged_replayed_out_of_turn_illegal_and_malformed_frames_change_nothing(
+    tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode]
+) -> None:
+    """None of these is proof against anyone (a forged or replayed frame could come from
+    anybody), so nobody is removed: each frame is refused, the game goes on and all three
+    seats, the sender included, end on one log hash."""
+    table = open_table(tmp_path, peers, hostiles, 3, seed=2)
+    node = table.hostile
+    fired: dict[str, bool] = {}
+
+    def attack(node: HostileNode) -> None:
+        m = node.machine
+        if m is None or m.over:
+            return
+        rep = m.replica
+        host_seat, bot_seat = node.honest_seats()
+        if rep.phase is not EpochPhase.BIDDING or m.secrets is None:
+            return
+        to_act = rep.engine.to_act
+        if "forged" not in fired and rep.epoch.number >= 1:
+            # an act in the name of the seat to act, signed with our key: BadSignature
+            body = Act(rep.head, "raise", 9, 6, "")
+            real = seal_envelope(node.identity, m.seating.game_id, rep.epoch.number,
+                                 rep.epoch.acts, body)
+            forged = Envelope(real.game_id, real.round_no, real.seq,
+                              m.seating.pubs[host_seat], real.body, real.signature)
+            node.send_raw(forged.to_bytes(), bot_seat)
+            fired["forged"] = True
+        if "out-of-turn" not in fired and to_act is not None and to_act != m.seat:
+            node.send_raw(node.seal(Act(rep.head, "raise", 9, 6, ""), seq=rep.epoch.acts))
+            fired["out-of-turn"] = True
+        if "illegal" not in fired and to_act == m.seat and rep.engine.standing_bid is not None:
+            bid = rep.engine.standing_bid
+            # a "raise" to a lower quantity of the same face: illegal under every rule set
+            lower = Act(rep.head, "raise", max(1, bid.count - 1), bid.face, "")
+            node.send_raw(node.seal(lower, seq=rep.epoch.acts))
+            fired["illegal"] = True
+        if "replay" not in fired and rep.epoch.number >= 3:
+            # every signed frame of the earlier rounds, back to both honest peers
+            old = [f for f in node.capture.frames
+                   if (e := opened(f)) is not None and e.round_no < rep.epoch.number - 1]
+            for frame in old:
+                node.send_raw(frame)
+            fired["replay"] = bool(old)
+        if "bombs" not in fired and len(fired) >= 3:
+            for frame in bombs():
+                if len(frame) <= MAX_FRAME:
+                    node.send_raw(frame)
+            fired["bombs"] = True
+
+    drive(node, lambda: len(fired) >= 5 or node.table.over, 60, each_step=attack)
+    summaries = table.finish()
+    assert node.table.replica.head.hex() == summaries[0]["log_hash"], "the sender agrees too"
+    assert set(fired) >= {"forged", "out-of-turn", "replay", "bombs"}, fired
+    host, bot = table.honest
+    assert "BadSignature" in table.log(bot), bot.explain()
+    rejected = [line for p in table.honest for line in p.lines if "rejected act from seat" in line]
+    assert rejected, "the out-of-turn and illegal acts are logged"
+    assert "garbage frame" in table.log(host) or "DecodeError" in table.log(host)
+    assert not table.record().removals, "no one is removed on unprovable complaints"
+
+
+def test_a_commitment_changed_after_seeing_the_nonces_is_caught(
+    tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode]
+) -> None:
+    """Nobody's nonce leaves before every commitment is chained, so the only way to commit
+    "after seeing the nonces" is a second commitment for the slot (equivocation) or a nonce
+    that does not open the first one (its own signed proof). Either gets the cheater out,
+    and the seed it wanted to steer is never used: the deal is voided and dealt again."""
+    table = open_table(tmp_path, peers, hostiles, 3, seed=3)
+    node = table.hostile
+    fired: list[str] = []
+
+    def steer(node: HostileNode) -> None:
+        m = node.machine
+        if fired or m is None or m.over or m.replica.epoch.number < 1:
+            return
+        rep = m.replica
+        if rep.phase is not EpochPhase.NONCE:
+            return
+        seen = [e for f in node.capture.frames[-50:] if (e := opened(f)) is not None
+                and isinstance(e.body, Nonce) and e.round_no == rep.epoch.number]
+        if not seen:
+            return
+        mine = [item for item in rep.chain[rep.epoch.anchor_index:]
+                if (e := opened(item.data)) is not None and isinstance(e.body, Commit)
+                and e.author == node.identity.public_key]
+        assert mine, "our commitment is chained before any nonce"
+        first = opened(mine[0].data)
+        assert first is not None and isinstance(first.body, Commit)
+        # a new dice key, chosen now that the others' nonces are known
+        again = Commit(first.body.prev, bytes(32), first.body.nonce_c, (), ())
+        node.send_raw(node.seal(again))
+        node.send_raw(node.seal(Nonce(rep.head, bytes(32))))
+        fired.append("steer")
+
+    def mute_own_nonce(node: HostileNode, frame: bytes, to: int | None) -> Out:
+        env = opened(frame)
+        mine = env is not None and env.author == node.identity.public_key
+        if mine and env is not None and isinstance(env.body, Nonce):
+            return []  # only the steered nonce goes out
+        return [(frame, to)]
+
+    node.tamper = mute_own_nonce
+    drive(node, lambda: bool(fired) or node.table.over, 60, each_step=steer)
+    table.finish()
+    assert fired
+    me = node.table.seat
+    for peer in table.honest:
+        log = table.log(peer)
+        assert (f"seat {me} caught: equivocation" in log
+                or f"seat {me} caught: bad-reveal" in log), peer.explain()
+    assert me in [seat for seat, _ in table.record().removals]
+
+
+def test_a_reveal_that_does_not_open_its_commitment_gets_the_cheater_out(
+    tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode]
+) -> None:
+    table = open_table(tmp_path, peers, hostiles, 3, seed=4)
+    node = table.hostile
+    lied: list[int] = []
+
+    def wrong_key(node: HostileNode, frame: bytes, to: int | None) -> Out:
+        env = opened(frame)
+        if env is None or not isinstance(env.body, Reveal):
+            return [(frame, to)]
+        lied.append(env.round_no)  # the same lie every time (resends included)
+        lie = Reveal(env.body.prev, bytes(32), env.body.shares)
+        return [(node.seal(lie, round_no=env.round_no), to)]
+
+    node.tamper = wrong_key
+    table.finish()
+    assert lied
+    me = node.table.seat
+    for peer in table.honest:
+        assert f"seat {me} caught: bad-reveal" in table.log(peer), peer.explain()
+        assert "mallory left (bad-reveal)" in table.log(peer), peer.explain()
+    assert (me, "bad-reveal") in table.record().removals
