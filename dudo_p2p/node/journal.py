@@ -70,6 +70,11 @@ class Journal:
         self._file.write(_LENGTH.pack(len(record)) + record)
         self.dirty = True
 
+    def flush(self) -> None:
+        """Hand what was appended to the OS (it survives our crash, not a power cut); the
+        next ``sync`` still makes it durable."""
+        self._file.flush()
+
     def sync(self) -> None:
         """Flush and fsync what was appended since the last sync (nothing to do if nothing)."""
         if not self.dirty:

@@ -324,12 +324,14 @@ class Node:
         records first, made durable by one fsync, then everything else."""
         effects = list(batch)
         while effects:
-            persisted = [e.record for e in effects if isinstance(e, Persist)]
-            if persisted:
-                for record in persisted:
-                    self._journal(record)
-                if self.journal is not None:
-                    self.journal.sync()
+            persisted = [e for e in effects if isinstance(e, Persist)]
+            for record in persisted:
+                self._journal(record.record)
+            if self.journal is not None and persisted:
+                if any(e.durable for e in persisted):
+                    self.journal.sync()  # what the sends below depend on is on the disk
+                else:
+                    self.journal.flush()  # others' entries: a restart can fetch them again
             follow: list[AnyEffect] = []
             for effect in effects:
                 self._do(effect, follow)
