@@ -64,6 +64,13 @@ log = logging.getLogger(__name__)
 TICK_EVERY = 0.05  # the machine's timers run at least this often (heartbeats, votes, resends)
 MAX_EARLY_FRAMES = 1024  # game frames kept while our machine does not exist yet
 SETTLE_GRACE = 3.0  # after the game ends, serve lagging peers at most this long
+# Token bucket per claimed sender (the link's routing id): a peer sends a few dozen frames a
+# second at most (entries, acks, heartbeats, catch-up chunks), so a flood is dropped before
+# any parsing or signature check. Senders past MAX_BUCKETS share one bucket (bounded memory
+# against invented ids).
+FLOOD_RATE = 500.0  # frames per second, sustained
+FLOOD_BURST = 1000.0  # frames at once
+MAX_BUCKETS = 64
 
 AnyEffect = Effect | LobbyEffect
 
@@ -88,6 +95,7 @@ class Stats:
     garbage_frames: int = 0
     early_frames: int = 0
     early_dropped: int = 0
+    flood_dropped: int = 0
     refusals: list[str] = field(default_factory=list)
 
 
@@ -140,6 +148,7 @@ class Node:
         self.events: list[Event] = []
         self.early: list[bytes] = []
         self.stats = Stats()
+        self.buckets: dict[bytes, tuple[float, float]] = {}  # sender -> (tokens, at)
         self.discover_table: str | None = None
         self.discovering = False
         self.started_at = clock()
@@ -287,6 +296,8 @@ class Node:
         self, sender: bytes, frame: bytes, address: str | None, now: float,
         batch: list[AnyEffect],
     ) -> None:
+        if not self._admit(sender, now):
+            return
         kind = peek_kind(frame)
         if kind is None:
             self.stats.garbage_frames += 1
@@ -302,6 +313,21 @@ class Node:
             self.early.append(frame)
         else:
             self.stats.early_dropped += 1
+
+    def _admit(self, sender: bytes, now: float) -> bool:
+        """Take a token from the sender's bucket (module constants); False: drop the frame."""
+        key = sender if sender in self.buckets or len(self.buckets) < MAX_BUCKETS else b""
+        tokens, at = self.buckets.get(key, (FLOOD_BURST, now))
+        tokens = min(FLOOD_BURST, tokens + (now - at) * FLOOD_RATE)
+        if tokens < 1.0:
+            self.buckets[key] = (tokens, now)
+            self.stats.flood_dropped += 1
+            if self.stats.flood_dropped % 10_000 == 1:  # the first drop, then one line per 10k
+                log.warning("flood: dropped %d frames so far (last from link %s)",
+                            self.stats.flood_dropped, sender[:4].hex())
+            return False
+        self.buckets[key] = (tokens - 1.0, now)
+        return True
 
     def _on_beacons(self, now: float, batch: list[AnyEffect]) -> None:
         assert self.discovery is not None
