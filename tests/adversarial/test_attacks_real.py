@@ -8,6 +8,7 @@ the in-memory network by tests/consensus/test_consensus_faults.py and not repeat
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,15 @@ from node_helpers import Peer
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.protocol.codec import MAX_FRAME
 from dudo_p2p.protocol.envelope import Envelope, seal_envelope
-from dudo_p2p.protocol.kinds import Act, Commit, Nonce, Reveal
+from dudo_p2p.protocol.kinds import Act, Commit, Heartbeat, Nonce, Reveal
 
 from .hostile import HostileNode, Out, drive, opened
 from .mutator import bombs
 from .table import open_table
 
 pytestmark = pytest.mark.e2e
+
+FLOOD_SECONDS = 3.0
 
 
 def test_equivocation_different_bids_to_different_peers_is_proved_and_expelled(
@@ -193,3 +196,38 @@ def test_a_reveal_that_does_not_open_its_commitment_gets_the_cheater_out(
         assert f"seat {me} caught: bad-reveal" in table.log(peer), peer.explain()
         assert "mallory left (bad-reveal)" in table.log(peer), peer.explain()
     assert (me, "bad-reveal") in table.record().removals
+
+
+def test_a_flood_of_frames_does_not_stop_the_honest_peers(
+    tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode]
+) -> None:
+    """For a few seconds the hostile peer pushes, as fast as its links take them, copies of
+    its own signed heartbeat (each costs a signature check unless dropped first) and junk.
+    The honest peers keep playing: the game ends within its usual bound and all agree."""
+    table = open_table(tmp_path, peers, hostiles, 3, seed=5)
+    node = table.hostile
+    queued = [0]
+
+    def flood(node: HostileNode) -> None:
+        m = node.machine
+        if queued[0] or m is None or m.replica.epoch.number < 1:
+            return
+        beat = node.seal(Heartbeat(m.replica.head, len(m.replica.chain)))
+        junk = [beat, b"\x98" + bytes(40), beat]
+        started = time.monotonic()
+        while time.monotonic() - started < FLOOD_SECONDS:
+            for seat in node.honest_seats():
+                for frame in junk:
+                    queued[0] += node.links.send(m.seating.pubs[seat], frame)
+            node.links.recv_incoming()  # keep our own ROUTER drained; we ignore the game
+
+    started = time.monotonic()
+    drive(node, lambda: bool(queued[0]), 60, each_step=flood)
+    summaries = table.finish()
+    assert queued[0] > 10_000, f"only {queued[0]} frames were queued"
+    assert node.table.replica.head.hex() == summaries[0]["log_hash"]
+    assert time.monotonic() - started < 60
+    for peer in table.honest:
+        assert "flood: dropped" in table.log(peer), "the per-sender token bucket dropped it"
+    print(f"\nflood: {queued[0]} frames queued in {FLOOD_SECONDS} s; "
+          f"game over after {time.monotonic() - started:.1f} s")
