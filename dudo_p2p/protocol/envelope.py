@@ -170,4 +170,9 @@ def open_envelope(
         raise WrongContext(f"{kind} envelope for another game")
     if expect_round is not None and round_no != expect_round:
         raise WrongContext(f"{kind} envelope for round {round_no}, expected {expect_round}")
-    return Envelope(game_id, round_no, seq, author, message, signature)
+    envelope = Envelope(game_id, round_no, seq, author, message, signature)
+    # The bytes just checked are the envelope's canonical frame and signed bytes (decode
+    # refuses non-canonical input): seed the caches instead of encoding both again.
+    envelope.__dict__["signed_bytes"] = signed
+    envelope.__dict__["_frame"] = bytes(data)
+    return envelope
