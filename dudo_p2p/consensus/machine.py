@@ -262,6 +262,21 @@ class TableMachine:
             env = self.act_slot.candidates[mine]
             if env.author != self.identity.public_key:
                 self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
+        self._relay_epoch()
+
+    def _relay_epoch(self) -> None:
+        """Relay every concurrent entry of this epoch we hold (chained or pending). Done only
+        when the log is stuck: in an honest round every seat sends its own entry to all and
+        relays would be pure overhead, but if a seat sent different entries to different
+        peers, the peers end up on different heads and stall — and then these relays put the
+        two versions side by side, which is the proof (§4.5)."""
+        ep = self.replica.epoch
+        held = [item.data for item in self.replica.chain[ep.anchor_index :] if item.data]
+        held += [env.to_bytes() for env in ep.pending.values()]
+        for data in held:
+            env = self._open(data)
+            if env.author != self.identity.public_key and not isinstance(env.body, Act):
+                self._out.append(Send(self._seal(0, Ack(data)).to_bytes()))
 
     def start(self, now: float) -> list[Effect]:
         """First effects after construction (our epoch-0 commitment)."""
@@ -432,10 +447,10 @@ class TableMachine:
             # an act is acked (and so relayed) only when it is the candidate we choose
             self._candidate(env, author, now)
         else:
-            self._relay(env, author)
-            if isinstance(env.body, Commit) and author != self.seat and self.secrets is not None:
+            # concurrent entries are relayed only when the log is stuck (_relay_epoch)
+            if isinstance(env.body, Commit) and author != self.seat and env.body.sealed:
                 try:
-                    self.secrets.take_sealed(
+                    self._ensure_secrets().take_sealed(
                         self.replica, self.seat, author, env.body, self.identity
                     )
                 except DecryptError as exc:
@@ -576,11 +591,7 @@ class TableMachine:
         body: Message
         match rep.phase:
             case EpochPhase.COMMIT:
-                if self.secrets is None or self.secrets.epoch != ep.number:
-                    self.secrets = EpochSecrets.draw(ep.number, rep, self.seat, self.rng)
-                    record = encode(["secrets", self.secrets.to_record()])
-                    self._out.append(Persist(record, durable=True))
-                body = self.secrets.commit_body(rep, self.seat, self.identity)
+                body = self._ensure_secrets().commit_body(rep, self.seat, self.identity)
             case EpochPhase.NONCE:
                 assert self.secrets is not None
                 body = Nonce(rep.head, self.secrets.nonce)
@@ -596,6 +607,17 @@ class TableMachine:
         self.own_current = env.to_bytes()
         self._out.append(Send(self.own_current))
         self._consider(env, now)
+
+    def _ensure_secrets(self) -> EpochSecrets:
+        """Our secrets for the current epoch, drawn (and journalled, durably, ahead of the
+        commitment that will depend on them) the first time they are needed: to commit, or to
+        keep the shares another seat sealed to us if its commit comes before ours goes."""
+        number = self.replica.epoch.number
+        if self.secrets is None or self.secrets.epoch != number:
+            self.secrets = EpochSecrets.draw(number, self.replica, self.seat, self.rng)
+            record = encode(["secrets", self.secrets.to_record()])
+            self._out.append(Persist(record, durable=True))
+        return self.secrets
 
     def _chained(self, now: float) -> None:
         """The head moved: journal the new items, reset per-slot state, retry the buffer."""

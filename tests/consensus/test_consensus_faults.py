@@ -11,7 +11,7 @@ from dudo_p2p.consensus.machine import Timeouts
 from dudo_p2p.consensus.record import verify_record
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
-from dudo_p2p.protocol.kinds import Ack, Act, Reveal, SyncReply
+from dudo_p2p.protocol.kinds import Ack, Act, Commit, Reveal, SyncReply
 from dudo_p2p.rules import Bid, Calzo, Raise, RuleSet
 
 from .fakenet import FakeNet
@@ -45,11 +45,12 @@ def test_equivocating_bidder_is_caught_by_the_pair_and_expelled() -> None:
 
     def route(src: int, dst: int, frame: bytes, now: float) -> list[float]:
         env = frame_of(frame)
+        standing = net.machines[cheater].replica.engine.standing_bid
         if src == cheater and dst == victim and isinstance(env.body, Act) and not done["forged"]:
             body = env.body
-            if body.kind == "raise":
-                # the same slot, another bid: a second signed entry for (epoch, act, seq)
-                other = Act(body.prev, "raise", body.count + 1, body.face, "")
+            if body.kind == "raise" and standing is not None:
+                # the same slot, another (legal) act: a second signed entry for (epoch, act, seq)
+                other = Act(body.prev, "dudo", 0, 0, "")
                 forged = seal_envelope(net.ids[cheater], env.game_id, env.round_no, env.seq, other)
                 done["forged"] = True
                 net.inject(dst, forged.to_bytes())
@@ -282,3 +283,35 @@ def test_racing_calzos_settle_alike_on_every_peer_whatever_the_order(
     nearest = min(callers, key=lambda c: ((c - opener) * direction) % 4)
     # the winning call is the one nearest after the bidder in the direction of play
     assert winners == {nearest}
+
+
+def test_two_different_commitments_to_different_peers_are_caught_when_the_table_stalls() -> None:
+    """Concurrent entries are relayed only when the log is stuck; a seat that commits one way
+    to some peers and another way to others splits their heads, stalls them, and the relays
+    then put both signed commitments side by side."""
+    net = FakeNet(4, RuleSet(), seed=22)
+    cheater, victim = 2, 0
+    done = {"forged": False}
+    original = net.route
+
+    def route(src: int, dst: int, frame: bytes, now: float) -> list[float]:
+        env = frame_of(frame)
+        body = env.body
+        if (src == cheater and dst == victim and isinstance(body, Commit)
+                and env.round_no >= 2 and not done["forged"]):
+            other = Commit(body.prev, bytes(32), body.nonce_c, body.share_cs, body.sealed)
+            forged = seal_envelope(net.ids[cheater], env.game_id, env.round_no, env.seq, other)
+            done["forged"] = True
+            net.inject(dst, forged.to_bytes())
+            return []
+        return original(src, dst, frame, now)
+
+    net.route = route
+    honest_finish(net, cheater)
+    assert done["forged"]
+    for s in (0, 1, 3):
+        assert any(
+            isinstance(e, ev.CheatDetected) and e.seat == cheater and e.what == "equivocation"
+            for e in net.events[s]
+        )
+        assert removed(net, cheater, s)
