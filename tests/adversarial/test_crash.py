@@ -83,7 +83,7 @@ def crash_game(tmp_path: Path, peers: list[Peer], seed: int) -> str:
     peers.append(back)
     honest = [host, peers[1], back]
     codes = [p.finish() for p in honest]
-    for peer, code in zip(honest, codes, strict=True):
+    for code in codes:
         assert code == 0, f"killed at epoch {epoch} {phase.name}\n" + "\n".join(
             p.explain() for p in honest)
     summaries = [p.summary() for p in honest]
