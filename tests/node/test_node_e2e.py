@@ -106,8 +106,8 @@ def test_a_killed_peer_restarted_from_its_journal_takes_its_seat_back(
     assert not any("b3 left" in line for line in host.lines), host.explain()
 
 
-def spray_garbage(link_port: int, beacon_port: int) -> None:
-    """Random bytes, truncated and huge frames at the link port; junk at the beacon port."""
+def spray_garbage(link_port: int) -> None:
+    """Random bytes, truncated and huge frames at the link port."""
     with socket.create_connection((LOOPBACK, link_port), timeout=5) as raw:
         raw.sendall(os.urandom(4096))  # not even ZMTP
     ctx: zmq.Context[Any] = zmq.Context()
@@ -124,6 +124,11 @@ def spray_garbage(link_port: int, beacon_port: int) -> None:
         dealer.close(linger=0)
     finally:
         ctx.term()
+
+
+def spray_beacon_garbage(beacon_port: int) -> None:
+    """Junk datagrams at the beacon port (sent while the table gathers: a short game may
+    end, and close its beacon socket, before a later spray lands)."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
         udp.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
         for junk in (os.urandom(60), b"DUDO" + os.urandom(44), b"", os.urandom(1400)):
@@ -140,8 +145,10 @@ def test_garbage_on_the_link_and_beacon_ports_is_logged_and_the_game_finishes(
     for name in ("b1", "b2"):
         peers.append(Peer(name, bot_args(name, tmp_path, "--discover", "--table", "GRB23", *net)))
     host = peers[0]
+    assert host.wait_line("table GRB23", 60), host.explain()
+    spray_beacon_garbage(beacon_port)
     assert host.wait_line("round 1 resolved", 60), host.explain()
-    spray_garbage(port, beacon_port)
+    spray_garbage(port)
     assert_one_game(finish_all(peers))
     log = "\n".join(host.lines)
     assert "garbage frame" in log
