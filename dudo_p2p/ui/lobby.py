@@ -211,7 +211,7 @@ class LobbyScene(Scene):
         y += 54
         draw.text(surface, tr("lobby.level"), (672, y + 12), 26)
         for i, level in enumerate(BOT_LEVELS):
-            self._choice(pygame.Rect(928 + i * 100, y, 94, 44), tr(LEVEL_KEYS[level]),
+            self._choice(pygame.Rect(848 + i * 94, y, 88, 44), tr(LEVEL_KEYS[level]),
                          self.level == level, partial(setattr, self, "level", level),
                          f"level_{level}")
         y += 54

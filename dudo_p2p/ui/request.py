@@ -16,7 +16,7 @@ from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import Session
 
 RequestKind = Literal["bots", "create", "join", "hotseat"]
-BOT_LEVELS = ("easy", "normal", "hard")
+BOT_LEVELS = ("easy", "normal", "hard", "expert")
 TIMER_CHOICES: tuple[float | None, ...] = (None, 30.0, 60.0, 90.0)
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pygame
-from node_helpers import loopback_net
+from node_helpers import LOOPBACK_BROADCAST, Peer, host_args, loopback_net
+
+from dudo_p2p.cli.play import LanDirectory, Listing
 
 
 def test_play_screenshot_against_real_bot_peers(tmp_path: Path, beacon_port: int) -> None:
@@ -24,3 +27,25 @@ def test_play_screenshot_against_real_bot_peers(tmp_path: Path, beacon_port: int
     assert done.returncode == 0, done.stderr
     picture = pygame.image.load(str(shot))
     assert picture.get_size() >= (1280, 800)
+
+
+def test_the_lobby_lists_a_table_hosted_on_the_lan(
+    tmp_path: Path, peers: list[Peer], beacon_port: int
+) -> None:
+    """The lobby's directory shows an open table from its beacons (loopback broadcast only),
+    with the address a player joins it at."""
+    peers.append(Peer("host", host_args("host", tmp_path, 3, "--table", "MESA2",
+                                        *loopback_net(beacon_port))))
+    directory = LanDirectory(beacon_port, [LOOPBACK_BROADCAST])
+    try:
+        deadline = time.monotonic() + 20
+        found: list[Listing] = []
+        while not found and time.monotonic() < deadline:
+            found = [t for t in directory.tables() if t.code == "MESA2"]
+            time.sleep(0.05)  # the directory is polled, as the lobby does once a frame
+    finally:
+        directory.close()
+    assert found, peers[0].explain()
+    (table,) = found
+    assert (table.players, table.seats) == (1, 3)
+    assert table.address.startswith("127.")
