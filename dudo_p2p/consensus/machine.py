@@ -170,6 +170,7 @@ class TableMachine:
         self.removed_me = False
         self.peer_lengths: dict[int, int] = {}
         self.sync_asked_at = -1e9
+        self.told_removed: dict[int, float] = {}
         self.sync_asked_len = -1  # the `have` of our last sync-request
         self.own_current: bytes | None = None  # our entry for the current position
         self.next_resend = now
@@ -397,6 +398,7 @@ class TableMachine:
                 # (a removal we missed, seen from the other side of it): catch up
                 if length > ours or (length == ours and head != self.replica.head):
                     self._ask_sync(author, now)
+                self._tell_removed(author, now)
             case SyncRequest(have=have):
                 self._answer_sync(author, have)
             case SyncReply(entries=entries, more=more):
@@ -734,6 +736,19 @@ class TableMachine:
         self._advance(now)
 
     # ---- catch-up ------------------------------------------------------------------------------
+
+    def _tell_removed(self, peer: int, now: float) -> None:
+        """A seat we removed is still talking (it was down when the votes went round, and
+        its own log may even be longer, holding the voided epoch): send it the removal with
+        its votes, at most once a heartbeat interval, so it learns it left the table."""
+        if self.replica.engine.alive[peer] or now < self.told_removed.get(peer, -1e9):
+            return
+        item = next((i for i in reversed(self.replica.chain) if i.removed_seat == peer), None)
+        if item is None:
+            return  # eliminated by the dice, not removed: nothing to tell
+        self.told_removed[peer] = now + self.timeouts.heartbeat
+        reply = SyncReply(0, (self._item_bytes(item),), False)
+        self._out.append(Send(self._seal(0, reply).to_bytes(), to=peer))
 
     def _ask_sync(self, peer: int, now: float) -> None:
         if now - self.sync_asked_at < self.timeouts.heartbeat:

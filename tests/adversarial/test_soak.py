@@ -103,3 +103,13 @@ def test_a_removal_that_lands_while_the_next_deal_is_buffered_keeps_our_new_secr
     AssertionError; drawing again would have been an honest peer's equivocation)."""
     result = soak_game(3)
     assert result["crashes"] == 2
+
+
+@pytest.mark.parametrize("seed", [57, 174])
+def test_a_peer_removed_while_down_learns_it_even_with_a_longer_log(seed: int) -> None:
+    """Seeds 57 and 174: a seat down long enough to be voted out restarts from a journal that
+    holds the voided epoch's entries, so its log is *longer* than the table's and it never
+    asks to catch up; it used to vote the last other seat out and "win" too. The table now
+    answers a removed seat's heartbeat with the removal and its votes."""
+    result = soak_game(seed)
+    assert result["crashes"] == 2
