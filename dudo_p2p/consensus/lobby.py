@@ -362,6 +362,7 @@ class Lobby:
             names=tuple(p.name for p in self.players),
             seats_total=self.seats_total,
             refused=refused[:64],
+            port=self.link_port,
         )
         return seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, body).to_bytes()
 
@@ -390,14 +391,18 @@ class Lobby:
             return [Log("warning", f"welcome to table {welcome.table}, we want {self.table}")]
         if welcome.game_id == LOBBY_GAME_ID:
             return [Log("warning", "a welcome without a game id")]
+        # Link to the host where its signed welcome came from (the IP of the frame, the port
+        # it names), not where a beacon said: a copied beacon can name an impostor's port.
+        host = address if address is not None else target.host
+        port = welcome.port or target.port
         self.phase = Phase.GATHERING
         self.host_pub = author
-        self.host_address = (target.host, target.port)
+        self.host_address = (host, port)
         self.table = welcome.table
         self.game_id = welcome.game_id
         self.seats_total = welcome.seats_total
         return [
-            Connect(author, target.host, target.port),
+            Connect(author, host, port),
             Log("info", f"welcomed at table {welcome.table} ({len(welcome.names)}/"
                         f"{welcome.seats_total}: {', '.join(welcome.names)})"),
         ]

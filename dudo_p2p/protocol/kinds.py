@@ -54,13 +54,15 @@ class Hello(Message):
 @message("welcome")
 @dataclass(frozen=True)
 class Welcome(Message):
-    """The host's answer to a hello: the seats so far (or ``refused`` with a reason)."""
+    """The host's answer to a hello: the seats so far (or ``refused`` with a reason), and its
+    link port (signed: a beacon is only a hint, and a copied one may name another port)."""
 
     table: Word
     game_id: Annotated[bytes, Size(GAME_ID_LEN)]
     names: Annotated[tuple[Name, ...], MaxLen(MAX_SEATS)]
     seats_total: Annotated[int, Range(2, MAX_SEATS)]
     refused: Annotated[str, MaxLen(64)]
+    port: Port
 
 
 @message("genesis")

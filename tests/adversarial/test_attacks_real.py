@@ -245,9 +245,6 @@ def test_a_flood_of_frames_does_not_stop_the_honest_peers(
           f"game over after {time.monotonic() - started:.1f} s")
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "lobby bug, reported: a copied beacon replaces the target's address, and the joiner "
-    "links to the host at that address after the (genuine) welcome; sometimes it never sits"))
 def test_a_copied_beacon_claiming_the_hosts_id_does_not_capture_the_table(
     tmp_path: Path, peers: list[Peer], beacon_port: int
 ) -> None:
