@@ -236,6 +236,8 @@ class Node:
         # not yet chained), rebuilt from the journalled secrets, so the table does not wait
         # for it until it votes us out.
         node.carry_out(node.machine.tick(now) + node.machine.start(now))
+        if node.machine.over and node.over_at is None:
+            node.over_at = now  # the journal holds a finished game: serve lagging peers, leave
         return node
 
     # ---- state for sessions and the CLI ------------------------------------------------------
