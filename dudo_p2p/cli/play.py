@@ -139,8 +139,11 @@ def local_tables(request: TableRequest) -> Session:
 
 def run(args: argparse.Namespace) -> int:
     common.setup_logging(args.verbose)
-    if args.hotseat or (args.screenshot and args.seed is not None):
-        return app.run(args, session_factory=local_tables)  # in-process, reproducible
+    no_window = not app.has_display(os.environ) and not args.screenshot
+    if no_window or args.hotseat or (args.screenshot and args.seed is not None):
+        # in-process (hot-seat, a reproducible screenshot), or no display: app.run says so
+        # in one line, before any socket is opened
+        return app.run(args, session_factory=local_tables)
     identity = common.load_identity(args.identity)
     directory = LanDirectory(args.beacon_port, args.broadcast)
     try:
