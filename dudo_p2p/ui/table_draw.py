@@ -396,7 +396,9 @@ def _prob_box(scene: TableScene, surface: pygame.Surface, x: int, y: int) -> Non
         draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.DIM)
         return
     bid = view.standing_bid
-    own = view.own_dice
+    # the hint counts our dice only while we look at them: with the cup down it would tell
+    # whoever glances at the screen what is under it
+    own = view.own_dice if scene.looking else ()
     if bid is None or own is None or scene.handover_seat is not None:
         draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.DIM)
         return
