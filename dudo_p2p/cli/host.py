@@ -32,7 +32,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--players", type=int, default=4, metavar="N",
                         help="seats, host included, 2-6 (default %(default)s)")
     parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                        help="a rule variant (repeatable; see rules.md)")
+                        help="a rule variant (repeatable; the README lists every NAME)")
     parser.add_argument("--turn-timer", type=float, default=60.0, metavar="S",
                         help="seconds a player has per turn, 0 for none (default %(default)s)")
     parser.add_argument("--headless", action="store_true", help="a bot plays the host's seat")
