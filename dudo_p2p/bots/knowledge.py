@@ -11,14 +11,13 @@ from dataclasses import dataclass, field
 
 from dudo_p2p.bots.prob import (
     binomial_pmf,
-    count_matches,
     match_probability,
     posterior_match_pmfs,
     prob_at_least,
     prob_exactly,
     total_pmf,
 )
-from dudo_p2p.rules import Bid, Picado, Raise, SeatView
+from dudo_p2p.rules import Bid, Picado, Raise, SeatView, count_showing
 
 
 def informative_faces(view: SeatView) -> dict[int, list[int]]:
@@ -108,8 +107,16 @@ class Estimator:
     legal raise costs one pmf per face.
     """
 
-    def __init__(self, know: Knowledge, taus: dict[int, float], default_tau: float) -> None:
+    def __init__(
+        self,
+        know: Knowledge,
+        taus: dict[int, float],
+        default_tau: float,
+        *,
+        sharpness: float = 1.0,
+    ) -> None:
         self.know = know
+        self._sharpness = sharpness
         self._taus = taus
         self._default = default_tau
         self._parts: dict[int, dict[int, list[float]]] = {}
@@ -130,7 +137,11 @@ class Estimator:
                 tau = self.tau(s)
                 if bid_faces and tau > 0:
                     pmfs = posterior_match_pmfs(
-                        n, tuple(sorted(bid_faces)), round(tau * 20) / 20, know.wild
+                        n,
+                        tuple(sorted(bid_faces)),
+                        round(tau * 20) / 20,
+                        know.wild,
+                        self._sharpness,
                     )
                     parts[s] = list(pmfs[face - 1])
                 else:
@@ -139,7 +150,7 @@ class Estimator:
         return parts[seat]
 
     def known_matches(self, face: int) -> int:
-        return count_matches(self.know.known_dice, face, wild=self.know.wild)
+        return count_showing(self.know.known_dice, face, wild=self.know.wild)
 
     def total(self, face: int) -> list[float]:
         """Pmf of all matches on the table for ``face``."""

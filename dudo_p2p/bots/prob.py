@@ -3,7 +3,8 @@
 Everything here is exact arithmetic on small discrete distributions (no sampling):
 
 * an unseen die matches a face with probability 1/3 when aces are wild and the face is not
-  an ace, 1/6 otherwise (an ace, or no wilds) — the seed-003 probability guide;
+  an ace, 1/6 otherwise (an ace, or no wilds) — the seed-003 probability guide, shared with
+  the table's hint through :func:`dudo_p2p.rules.odds.match_probability`;
 * a hand of ``n`` dice is a vector of face counts; ``hands(n)`` lists every such vector with
   its multinomial probability (252 vectors for five dice), so a posterior over a hand is an
   exact reweighting of that list;
@@ -18,16 +19,32 @@ Distributions are plain ``list[float]`` pmfs indexed by count.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
+
+from dudo_p2p.rules.odds import match_probability
+
+__all__ = [
+    "Counts",
+    "Hand",
+    "binomial_pmf",
+    "convolve",
+    "counts_matches",
+    "face_choice_likelihood",
+    "hands",
+    "match_probability",
+    "matches_pmf",
+    "posterior_hands",
+    "posterior_match_pmfs",
+    "prior_total_pmf",
+    "prob_at_least",
+    "prob_exactly",
+    "shift",
+    "total_pmf",
+]
 
 Counts = tuple[int, int, int, int, int, int]
 Hand = tuple[Counts, float]
-
-
-def match_probability(face: int, *, wild: bool) -> float:
-    """Chance that one unseen fair die counts for a bid on ``face``: 1/3 or 1/6."""
-    return 1.0 / 3.0 if wild and face != 1 else 1.0 / 6.0
 
 
 def binomial_pmf(n: int, p: float) -> list[float]:
@@ -63,13 +80,8 @@ def prob_exactly(pmf: Sequence[float], k: int) -> float:
     return pmf[k] if 0 <= k < len(pmf) else 0.0
 
 
-def count_matches(dice: Iterable[int], face: int, *, wild: bool) -> int:
-    """How many of ``dice`` count for a bid on ``face`` (aces too when wild and face != 1)."""
-    return sum(1 for d in dice if d == face or (wild and face != 1 and d == 1))
-
-
 def counts_matches(counts: Counts, face: int, *, wild: bool) -> int:
-    """Like :func:`count_matches` for a face-count vector (index 0 is aces)."""
+    """Like :func:`dudo_p2p.rules.count_showing` for a face-count vector (index 0 is aces)."""
     held = counts[face - 1]
     if wild and face != 1:
         held += counts[0]
@@ -106,19 +118,24 @@ def _compositions(n: int, parts: int) -> list[Counts]:
     return result
 
 
-def face_choice_likelihood(counts: Counts, face: int, tau: float, *, wild: bool) -> float:
+def face_choice_likelihood(
+    counts: Counts, face: int, tau: float, *, wild: bool, sharpness: float = 1.0
+) -> float:
     """Chance a bidder holding ``counts`` names ``face``, under truthfulness ``tau``.
 
-    With probability ``tau`` the face is chosen in proportion to (matches + 1/2) over the
-    six faces — a bidder mostly names what they hold, and the half keeps a hand with no
-    match for a face possible; otherwise uniformly. ``tau`` in [0, 1].
+    With probability ``tau`` the face is chosen in proportion to (matches + 1/2) raised to
+    ``sharpness`` over the six faces — a bidder mostly names what they hold, and the half
+    keeps a hand with no match for a face possible; a higher ``sharpness`` models a bidder
+    who names its best face more strictly. Otherwise the face is uniform. ``tau`` in [0, 1].
     """
-    weights = [counts_matches(counts, f, wild=wild) + 0.5 for f in range(1, 7)]
+    weights = [
+        float((counts_matches(counts, f, wild=wild) + 0.5) ** sharpness) for f in range(1, 7)
+    ]
     return tau * weights[face - 1] / sum(weights) + (1.0 - tau) / 6.0
 
 
 def posterior_hands(
-    n: int, bid_faces: Sequence[int], tau: float, *, wild: bool
+    n: int, bid_faces: Sequence[int], tau: float, *, wild: bool, sharpness: float = 1.0
 ) -> list[Hand]:
     """Exact posterior over an opponent's ``n``-dice hand given the faces they bid this round.
 
@@ -133,7 +150,9 @@ def posterior_hands(
     uniform = (1.0 - tau) / 6.0
     for counts, p in prior:
         # face_choice_likelihood inlined: the six weights are computed once per hand
-        weights = [counts_matches(counts, f, wild=wild) + 0.5 for f in range(1, 7)]
+        weights = [
+            float((counts_matches(counts, f, wild=wild) + 0.5) ** sharpness) for f in range(1, 7)
+        ]
         scale = tau / sum(weights)
         w = p
         for face in bid_faces:
@@ -166,12 +185,12 @@ def prior_total_pmf(known: int, unseen: int, face: int, *, wild: bool) -> list[f
 
 @lru_cache(maxsize=8192)
 def posterior_match_pmfs(
-    n: int, bid_faces: tuple[int, ...], tau: float, wild: bool
+    n: int, bid_faces: tuple[int, ...], tau: float, wild: bool, sharpness: float = 1.0
 ) -> tuple[tuple[float, ...], ...]:
     """Per face 1..6, the pmf of an ``n``-dice hand's matches under :func:`posterior_hands`.
 
     Cached: the same opponent's bids come back at every decision of a round, so callers
     pass ``bid_faces`` sorted and ``tau`` rounded to keep the key space small.
     """
-    post = posterior_hands(n, bid_faces, tau, wild=wild)
+    post = posterior_hands(n, bid_faces, tau, wild=wild, sharpness=sharpness)
     return tuple(tuple(matches_pmf(post, n, face, wild=wild)) for face in range(1, 7))

@@ -7,7 +7,6 @@ import itertools
 import pytest
 
 from dudo_p2p.bots.prob import (
-    count_matches,
     face_choice_likelihood,
     hands,
     matches_pmf,
@@ -17,6 +16,7 @@ from dudo_p2p.bots.prob import (
     prob_exactly,
     total_pmf,
 )
+from dudo_p2p.rules import count_showing as count_matches
 
 
 def _counts(dice: tuple[int, ...]) -> tuple[int, int, int, int, int, int]:

@@ -1,0 +1,94 @@
+"""The expert's Monte Carlo play-outs: right answers in constructed rounds, bounded, seeded."""
+
+from __future__ import annotations
+
+import random
+
+from dudo_p2p.bots import make_bot
+from dudo_p2p.bots.expert import ExpertBot
+from dudo_p2p.bots.knowledge import Knowledge
+from dudo_p2p.bots.playouts import PlayoutEvaluator, supported
+from dudo_p2p.rules import (
+    Action,
+    Bid,
+    Calzo,
+    Dudo,
+    GameState,
+    OpenerDraw,
+    Raise,
+    RuleSet,
+    SeatView,
+)
+
+
+def bidding_state(n_seats: int, rules: RuleSet | None = None) -> GameState:
+    """A fresh game in its first BIDDING phase, seat 0 opening clockwise."""
+    state = GameState.new(rules or RuleSet(), n_seats)
+    state = state.apply(OpenerDraw((6,) + (2,) * (n_seats - 1)))
+    while state.needs() is None and state.phase.name == "SETUP":
+        state = state.apply(state.legal_actions()[0])  # clockwise first
+    assert state.to_act == 0 and state.clockwise
+    return state
+
+
+def evaluator(view: SeatView) -> PlayoutEvaluator:
+    return PlayoutEvaluator(view, Knowledge.from_view(view), {}, 0.9)
+
+
+def test_doubting_an_impossible_bid_beats_every_raise_and_calzo() -> None:
+    # 2 seats, 5 dice each; seat 0 opens 6x6 (legal: the count is at most the 10 dice).
+    # Seat 1 holds no six and no ace, so at most 5 sixes can exist: the bid is impossible.
+    state = bidding_state(2).apply(Raise(0, Bid(6, 6)))
+    view = state.view(1, (2, 3, 4, 5, 2))
+    legal = view.legal_actions()
+    assert supported(view, legal)
+    candidates: list[Action] = [a for a in legal if isinstance(a, Dudo | Calzo)]
+    candidates += [a for a in legal if isinstance(a, Raise)][:6]
+    values = evaluator(view).values(candidates, random.Random(1))
+    best = candidates[values.index(max(values))]
+    assert best == Dudo(1)
+    assert values[candidates.index(Dudo(1))] == 1.0  # the bidder loses in every world
+    assert values[candidates.index(Calzo(1))] == -1.0  # exactly six sixes: never
+
+
+def test_raising_on_the_face_we_hold_beats_a_bluff_and_a_doubt() -> None:
+    # seat 1 holds four fives and an ace against an opening 2x2: raising 3x5 (already true
+    # from its own dice alone) must be worth more than doubting a likely bid or bluffing 3x3.
+    state = bidding_state(2).apply(Raise(0, Bid(2, 2)))
+    view = state.view(1, (5, 5, 5, 5, 1))
+    candidates: list[Action] = [Raise(1, Bid(3, 5)), Raise(1, Bid(3, 3)), Dudo(1)]
+    for a in candidates:
+        assert a in view.legal_actions()
+    values = evaluator(view).values(candidates, random.Random(2))
+    assert values[0] > values[1]
+    assert values[0] > values[2]
+
+
+def test_values_are_deterministic_for_a_seed_and_bounded() -> None:
+    state = bidding_state(4).apply(Raise(0, Bid(3, 4)))
+    view = state.view(1, (4, 1, 6, 2, 3))
+    candidates = [a for a in view.legal_actions() if isinstance(a, Raise)][:5]
+    ev = evaluator(view)
+    first = ev.values(candidates, random.Random(9))
+    assert first == evaluator(view).values(candidates, random.Random(9))
+    assert all(-1.0 <= v <= 1.0 for v in first)
+
+
+def test_play_outs_are_off_when_the_model_does_not_cover_the_decision() -> None:
+    # pasar (V18) puts a claim among the legal actions: the expert then plays as hard
+    state = bidding_state(2, RuleSet(pasar=True)).apply(Raise(0, Bid(2, 3)))
+    view = state.view(1, (1, 2, 3, 4, 5))
+    assert not supported(view, view.legal_actions())
+    assert supported(state.view(1, (1, 2, 3, 4, 6)), [Dudo(1), Raise(1, Bid(3, 3))])
+
+
+def test_expert_uses_play_outs_in_real_games() -> None:
+    from dudo_p2p.bots import as_player
+    from dudo_p2p.rules.runner import play_game
+
+    expert = make_bot("expert", random.Random(4))
+    assert isinstance(expert, ExpertBot)
+    others = [make_bot("normal", random.Random(10 + s)) for s in range(2)]
+    play_game(RuleSet(), 3, [as_player(expert)] + [as_player(b) for b in others],
+              random.Random(4))
+    assert expert.playout_hits > 0
