@@ -78,7 +78,10 @@ def test_posterior_is_bayes_rule_over_every_roll() -> None:
 def test_bids_on_a_face_raise_the_belief_in_that_face() -> None:
     prior = matches_pmf(hands(4), 4, 6, wild=True)
     post = matches_pmf(posterior_hands(4, [6, 6], 0.9, wild=True), 4, 6, wild=True)
-    mean = lambda pmf: sum(k * p for k, p in enumerate(pmf))  # noqa: E731
+
+    def mean(pmf: list[float]) -> float:
+        return sum(k * p for k, p in enumerate(pmf))
+
     assert mean(post) > mean(prior) + 0.2
     # truthfulness 0 ignores the bids
     assert matches_pmf(posterior_hands(4, [6, 6], 0.0, wild=True), 4, 6, wild=True) == (
