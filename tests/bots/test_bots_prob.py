@@ -28,14 +28,14 @@ def _counts(dice: tuple[int, ...]) -> tuple[int, int, int, int, int, int]:
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 4])
 def test_hands_are_the_multinomial_of_every_roll(n: int) -> None:
-    brute: dict[tuple[int, ...], float] = {}
+    brute: dict[tuple[int, int, int, int, int, int], float] = {}
     for roll in itertools.product(range(1, 7), repeat=n):
         key = _counts(roll)
         brute[key] = brute.get(key, 0.0) + 6.0**-n
     got = dict(hands(n))
     assert got.keys() == brute.keys()
-    for key, p in brute.items():
-        assert got[key] == pytest.approx(p)
+    for counts, p in brute.items():
+        assert got[counts] == pytest.approx(p)
 
 
 @pytest.mark.parametrize("wild", [True, False])
