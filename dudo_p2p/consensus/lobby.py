@@ -137,6 +137,7 @@ class _Target:
     host: str
     port: int
     next_hello: float = 0.0
+    claimed: bytes | None = None  # the host key a beacon claimed for this address (a hint)
 
 
 @dataclass
@@ -254,9 +255,13 @@ class Lobby:
             return self.next_resend
         return None
 
-    def add_target(self, key: bytes, host: str, port: int, now: float) -> list[LobbyEffect]:
-        """Joiner: say hello to the host behind ``key`` (its public key from a beacon, or a
-        placeholder for ``--join``) at ``host:port``. Ignored once welcomed."""
+    def add_target(
+        self, key: bytes, host: str, port: int, now: float, *, claimed: bytes | None = None
+    ) -> list[LobbyEffect]:
+        """Joiner: say hello to the host at ``host:port``, linked under ``key`` (a placeholder
+        per address: a beacon is only a hint, and copies of a host's beacon may name other
+        addresses, so every address offered is tried; ``claimed`` is the key the beacon named).
+        Ignored once welcomed."""
         if self.is_host or self.phase is not Phase.SEEKING:
             return []
         current = self.targets.get(key)
@@ -264,7 +269,7 @@ class Lobby:
             return []
         if current is None and len(self.targets) >= MAX_TARGETS:
             return [Log("warning", f"too many tables to try; ignoring {host}:{port}")]
-        self.targets[key] = _Target(host, port, now)
+        self.targets[key] = _Target(host, port, now, claimed)
         return [Connect(key, host, port)]
 
     # ---- timers ---------------------------------------------------------------------------
@@ -413,6 +418,9 @@ class Lobby:
         for key in (author, sender):
             if key in self.targets:
                 return key
+        claimed = [k for k, t in self.targets.items() if t.claimed == author]
+        if claimed:
+            return claimed[0]  # the welcome is signed by the key the beacon named
         by_ip = [k for k, t in self.targets.items() if t.host == address]
         if len(by_ip) == 1:
             return by_ip[0]

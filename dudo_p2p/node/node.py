@@ -343,7 +343,9 @@ class Node:
                 continue
             if self.discover_table is not None and beacon.table_code != self.discover_table:
                 continue
-            batch.extend(self.lobby.add_target(beacon.peer_id, seen.host, beacon.port, now))
+            key = b"beacon:" + beacon.peer_id + f"@{seen.host}:{beacon.port}".encode()
+            batch.extend(self.lobby.add_target(key, seen.host, beacon.port, now,
+                                               claimed=beacon.peer_id))
 
     # ---- effects --------------------------------------------------------------------------
 
