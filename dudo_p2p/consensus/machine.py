@@ -266,17 +266,23 @@ class TableMachine:
         self._relay_epoch()
 
     def _relay_epoch(self) -> None:
-        """Relay every concurrent entry of this epoch we hold (chained or pending). Done only
-        when the log is stuck: in an honest round every seat sends its own entry to all and
-        relays would be pure overhead, but if a seat sent different entries to different
-        peers, the peers end up on different heads and stall — and then these relays put the
-        two versions side by side, which is the proof (§4.5)."""
+        """Relay every concurrent entry of this epoch we hold (chained or pending, ours too).
+        Only when the log is stuck: in an honest round every seat sends its own entry to all
+        and relays would be pure overhead; but a frame may be lost after its sender moved on
+        (it no longer re-sends it), and if a seat sent different entries to different peers,
+        the peers end up on different heads and stall — and then these relays put the two
+        versions side by side, which is the proof (§4.5)."""
         ep = self.replica.epoch
         held = [item.data for item in self.replica.chain[ep.anchor_index :] if item.data]
         held += [env.to_bytes() for env in ep.pending.values()]
         for data in held:
             env = self._open(data)
-            if env.author != self.identity.public_key and not isinstance(env.body, Act):
+            if isinstance(env.body, Act):
+                continue
+            if env.author == self.identity.public_key:
+                # ours, already chained here: a peer that lost it cannot move on without it
+                self._out.append(Send(data))
+            else:
                 self._out.append(Send(self._seal(0, Ack(data)).to_bytes()))
 
     def start(self, now: float) -> list[Effect]:
@@ -751,7 +757,9 @@ class TableMachine:
         self._out.append(Send(self._seal(0, reply).to_bytes(), to=peer))
 
     def _ask_sync(self, peer: int, now: float) -> None:
-        if now - self.sync_asked_at < self.timeouts.heartbeat:
+        # at most about once a heartbeat (the 0.9 lets every heartbeat ask: they are
+        # about one interval apart, and a lost reply must not cost two)
+        if now - self.sync_asked_at < 0.9 * self.timeouts.heartbeat:
             return
         self.sync_asked_at = now
         req = SyncRequest(self._sync_have())
