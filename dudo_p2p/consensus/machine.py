@@ -197,7 +197,9 @@ class TableMachine:
         """What our seat may submit now ([] while the table has not agreed the last act)."""
         if not self._may_submit():
             return []
-        return [a for a in self.replica.engine.legal_actions(self.seat) if _is_player(a)]  # type: ignore[misc]
+        return [
+            a for a in self.replica.engine.legal_actions(self.seat) if isinstance(a, PlayerAction)
+        ]
 
     def submit(self, action: PlayerAction, now: float) -> list[Effect]:
         """Sign and send our action. Raises IllegalAction (nothing changes) when not legal."""
@@ -838,9 +840,3 @@ class TableMachine:
     def _flush(self, now: float) -> list[Effect]:
         out, self._out = self._out, []
         return out
-
-
-def _is_player(action: object) -> bool:
-    return hasattr(action, "seat") and type(action).__name__ != "Remove"
-
-
