@@ -66,13 +66,15 @@ def open_table(
     bport = beacon_port if beacon_port is not None else free_tcp_port()
     net = loopback_net(bport)
     records = tmp_path / "records"
-    peers.append(Peer("host", host_args("host", tmp_path, seats, "--port", str(port), *net,
-                                        "--record", str(records), "-v", *host_extra)))
+    # this table's peers only: ``peers`` (the cleanup fixture) also holds earlier games'
+    honest = [Peer("host", host_args("host", tmp_path, seats, "--port", str(port), *net,
+                                     "--record", str(records), "-v", *host_extra))]
     for i in range(1, seats - 1):
         extra = ["--join", f"{LOOPBACK}:{port}", "--bind", LOOPBACK, "-v"]
-        peers.append(Peer(f"b{i}", bot_args(f"b{i}", tmp_path, *extra)))
+        honest.append(Peer(f"b{i}", bot_args(f"b{i}", tmp_path, *extra)))
+    peers.extend(honest)
     hostile = HostileNode.sit(port, seed=seed)
     hostiles.append(hostile)
     seated = drive(hostile, lambda: hostile.machine is not None, SEATED_WITHIN, play=False)
-    assert seated, "the hostile peer was never seated\n" + "\n".join(peers[0].lines[-20:])
-    return Table(port, bport, list(peers), hostile, records)
+    assert seated, "the hostile peer was never seated\n" + "\n".join(honest[0].lines[-20:])
+    return Table(port, bport, honest, hostile, records)

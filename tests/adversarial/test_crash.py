@@ -69,7 +69,8 @@ def crash_game(tmp_path: Path, peers: list[Peer], seed: int) -> str:
                                   "--record", str(records), "-v", "--rule", "starting_dice=5"))
     peers.append(host)
     join = ["--join", f"{LOOPBACK}:{port}", "--bind", LOOPBACK]
-    peers.append(Peer("b1", bot_args("b1", tmp_path, *join)))
+    other = Peer("b1", bot_args("b1", tmp_path, *join))
+    peers.append(other)
     victim = Peer("b2", bot_args("b2", tmp_path, *join, "--journal", str(journal), "-v"))
     peers.append(victim)
     # loopback games are fast (a deal takes tens of ms): a random deal, then a random moment
@@ -81,7 +82,7 @@ def crash_game(tmp_path: Path, peers: list[Peer], seed: int) -> str:
     back = Peer("b2", bot_args("b2", tmp_path, "--resume", "--journal", str(journal),
                                "--record", str(tmp_path / "b2rec"), *net))
     peers.append(back)
-    honest = [host, peers[1], back]
+    honest = [host, other, back]  # this game's peers (``peers`` also holds earlier games')
     codes = [p.finish() for p in honest]
     for code in codes:
         assert code == 0, f"killed at epoch {epoch} {phase.name}\n" + "\n".join(
