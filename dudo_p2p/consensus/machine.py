@@ -710,7 +710,7 @@ class TableMachine:
     def _take_vote(self, voter: int, env: Envelope, now: float) -> None:
         assert isinstance(env.body, Vote)
         target = self.seating.seat_of(env.body.target)
-        if target is None or env.round_no != self.replica.epoch.number:
+        if target is None or self.replica.removal_epoch(env.round_no) is None:
             return
         if target == self.seat:
             self._out.append(Log("info", f"seat {voter} votes to remove us: {env.body.reason}"))
@@ -718,7 +718,13 @@ class TableMachine:
         self._maybe_remove(env.round_no, target, now)
 
     def _maybe_remove(self, epoch: int, target: int, now: float) -> None:
-        parts = self.replica.epoch.participants
+        state = self.replica.removal_epoch(epoch)
+        if state is None or target not in state.participants:
+            return
+        if any(item.epoch == epoch and item.removed_seat == target for item in
+               self.replica.chain[state.anchor_index :]):
+            return  # already removed in that epoch
+        parts = state.participants
         voters = {v for v in self.votes.get((epoch, target), {}) if v in parts and v != target}
         others = len(parts) - 1
         if len(voters) * 2 <= others:
@@ -727,7 +733,7 @@ class TableMachine:
         reason = next((r.reason for r in reasons if isinstance(r, Vote)), "removed")
         cert = [self.votes[(epoch, target)][v] for v in sorted(voters)]
         self.certificates[(epoch, target)] = cert
-        self.replica.remove(target, reason)
+        self.replica.remove(target, reason, epoch)
         self._out.append(Persist(encode(["removal", epoch, target, reason, cert]), durable=True))
         self.persisted_len = len(self.replica.chain)
         self._out.append(Emit(ev.PlayerLeft(target, reason)))

@@ -83,10 +83,15 @@ def encode_record(
     )
 
 
-def check_certificate(seating: Seating, replica: Replica, seat: int, votes: list[object]) -> None:
-    """A removal of ``seat`` in the replica's current epoch needs signed votes from a strict
-    majority of the epoch's other participants; RemoteProtocolError otherwise."""
-    epoch = replica.epoch
+def check_certificate(
+    seating: Seating, replica: Replica, number: int, seat: int, votes: list[object]
+) -> None:
+    """A removal of ``seat`` in epoch ``number`` (the current one, or the one just voided by
+    other removals) needs signed votes from a strict majority of that epoch's other
+    participants; RemoteProtocolError otherwise."""
+    epoch = replica.removal_epoch(number)
+    if epoch is None:
+        raise RemoteProtocolError(f"a removal of epoch {number}: the log is past it")
     voters: set[int] = set()
     for raw in votes:
         if not isinstance(raw, bytes):
@@ -143,10 +148,10 @@ def verify_record(data: bytes) -> Summary:
                 case bytes():
                     replica.replay([ChainItem(replica.epoch.number, b"", item)], open_entry)
                 case ["removal", int() as epoch, int() as seat, str() as reason, list() as votes]:
-                    if epoch != replica.epoch.number or not 0 <= seat < seating.n:
+                    if not 0 <= seat < seating.n:
                         raise RemoteProtocolError(f"removal of seat {seat} in epoch {epoch}")
-                    check_certificate(seating, replica, seat, list(votes))
-                    replica.remove(seat, reason)
+                    check_certificate(seating, replica, epoch, seat, list(votes))
+                    replica.remove(seat, reason, epoch)
                     removals.append((seat, reason))
                 case _:
                     raise DecodeError("an item is an entry or a removal")

@@ -150,6 +150,9 @@ class EpochState:
     shares: dict[int, tuple[bytes, ...]] = field(default_factory=dict)
     seed: bytes | None = None
     dice: tuple[tuple[int, ...], ...] | None = None
+    # set when this epoch was started by removals: the voided epoch and who left in it, so a
+    # removal of that same epoch learnt later can still join them (see Replica.remove)
+    voided: tuple[EpochState, tuple[tuple[int, str], ...]] | None = None
 
 
 class Replica:
@@ -421,12 +424,12 @@ class Replica:
             phase=phase,
         )
 
-    def _start_epoch(self) -> None:
+    def _start_epoch(self, number: int | None = None) -> None:
         if self.engine.phase is Phase.OVER:
             self.epoch.phase = EpochPhase.OVER
             return
         phase = EpochPhase.SETUP if self.engine.phase is Phase.SETUP else EpochPhase.COMMIT
-        self.epoch = self._new_epoch(self.epoch.number + 1, phase)
+        self.epoch = self._new_epoch(self.epoch.number + 1 if number is None else number, phase)
 
     def _append(self, item: ChainItem) -> None:
         self.chain.append(item)
@@ -434,19 +437,58 @@ class Replica:
 
     # ---- removals ---------------------------------------------------------------------------
 
-    def remove(self, seat: int, reason: str) -> None:
-        """Void the current epoch and take ``seat`` out of the game (a removal certificate or
-        an equivocation proof was checked by the caller). Raises IllegalAction if the seat is
-        not in the game."""
+    def remove(self, seat: int, reason: str, epoch: int | None = None) -> None:
+        """Take ``seat`` out of the game by a removal of ``epoch`` (default: the current one;
+        the caller checked the votes or the proof). The epoch is voided: the chain goes back
+        to its anchor, one removal item per seat is chained *in seat order*, and a new epoch
+        numbered ``epoch + number of seats removed`` deals again without them.
+
+        A removal of the epoch just voided by other removals (two seats died at once and the
+        votes against them completed in a different order on different peers) joins them, as
+        long as nothing was chained since: the result is the same set of removals, in the
+        same order, with the same next epoch number, whatever the order they were learnt in.
+        Raises IllegalAction if the seat is not in the game, Stale for a removal of an epoch
+        the log has moved past."""
         ep = self.epoch
-        if not ep.engine_at_anchor.alive[seat] and not self.engine.alive[seat]:
+        if epoch is None or epoch == ep.number:
+            if not ep.engine_at_anchor.alive[seat]:
+                raise IllegalAction(f"seat {seat} is not in the game")
+            self._remove_set(ep, ((seat, reason),))
+            return
+        if ep.voided is None or ep.voided[0].number != epoch or len(self.chain) != ep.anchor_index:
+            raise Stale(f"a removal of epoch {epoch}: the log is at {ep.number}")
+        base, gone = ep.voided
+        if any(s == seat for s, _ in gone):
+            return
+        if not base.engine_at_anchor.alive[seat]:
             raise IllegalAction(f"seat {seat} is not in the game")
-        del self.chain[ep.anchor_index :]
-        self.head = ep.anchor
-        self.engine = ep.engine_at_anchor.apply(Remove(seat))
-        digest = removal_digest(self.seating.game_id, ep.number, seat)
-        self._append(ChainItem(ep.number, digest, removed_seat=seat, reason=reason))
-        self._start_epoch()
+        self._remove_set(base, (*gone, (seat, reason)))
+
+    def removal_epoch(self, epoch: int) -> EpochState | None:
+        """The state of ``epoch`` if a removal of it may still be applied (it is current, or it
+        was just voided by removals and nothing was chained since), else None."""
+        ep = self.epoch
+        if epoch == ep.number:
+            return ep
+        voided = ep.voided
+        if voided is not None and voided[0].number == epoch and len(self.chain) == ep.anchor_index:
+            return voided[0]
+        return None
+
+    def _remove_set(self, base: EpochState, gone: tuple[tuple[int, str], ...]) -> None:
+        gone = tuple(sorted(gone))
+        del self.chain[base.anchor_index :]
+        self.head = base.anchor
+        engine = base.engine_at_anchor
+        for seat, reason in gone:
+            engine = engine.apply(Remove(seat))
+            digest = removal_digest(self.seating.game_id, base.number, seat)
+            self._append(ChainItem(base.number, digest, removed_seat=seat, reason=reason))
+        self.engine = engine
+        self.epoch = base
+        self._start_epoch(base.number + len(gone))
+        if self.epoch is not base:
+            self.epoch.voided = (base, gone)
 
     # ---- replay -------------------------------------------------------------------------------
 
@@ -455,11 +497,7 @@ class Replica:
         checks as live entries. Raises on the first item that does not fit."""
         for item in items:
             if item.removed_seat is not None:
-                if item.epoch != self.epoch.number:
-                    raise RemoteProtocolError(
-                        f"removal of epoch {item.epoch} while the log is at {self.epoch.number}"
-                    )
-                self.remove(item.removed_seat, item.reason)
+                self.remove(item.removed_seat, item.reason, item.epoch)
                 continue
             env = open_entry(item.data)
             if isinstance(env.body, Act):

@@ -125,3 +125,11 @@ def test_a_lost_entry_whose_sender_moved_on_is_relayed_by_the_sender_when_stuck(
     relays its own chained entries of the epoch as well, and asks to catch up at every
     heartbeat."""
     soak_game(seed)
+
+
+def test_two_seats_dying_at_once_are_removed_alike_on_every_peer() -> None:
+    """Seed 1366: two of six seats crash 0.3 s apart; the votes against them complete in a
+    different order on different peers. A removal of the epoch just voided by another joins
+    it (both, in seat order, one next epoch number), so the table does not split."""
+    result = soak_game(1366)
+    assert result["crashes"] == 2
