@@ -266,6 +266,9 @@ class TableMachine:
             if env.author != self.identity.public_key:
                 self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
         self._relay_epoch()
+        for (epoch, _), box in self.votes.items():  # a lost vote must not leave a peer behind
+            if epoch == self.replica.epoch.number and self.seat in box:
+                self._out.append(Send(box[self.seat]))
 
     def _relay_epoch(self) -> None:
         """Relay every concurrent entry of this epoch we hold (chained or pending, ours too).
@@ -757,11 +760,14 @@ class TableMachine:
         its votes, at most once a heartbeat interval, so it learns it left the table."""
         if self.replica.engine.alive[peer] or now < self.told_removed.get(peer, -1e9):
             return
-        item = next((i for i in reversed(self.replica.chain) if i.removed_seat == peer), None)
-        if item is None:
+        removals = [i for i in self.replica.chain if i.removed_seat is not None]
+        if not any(i.removed_seat == peer for i in removals):
             return  # eliminated by the dice, not removed: nothing to tell
         self.told_removed[peer] = now + self.timeouts.heartbeat
-        reply = SyncReply(0, (self._item_bytes(item),), False)
+        # every removal, in order: it may have missed earlier ones too (a lost vote), and
+        # each applies only at the epoch it belongs to
+        items = tuple(self._item_bytes(i) for i in removals[-SYNC_CHUNK:])
+        reply = SyncReply(0, items, False)
         self._out.append(Send(self._seal(0, reply).to_bytes(), to=peer))
 
     def _ask_sync(self, peer: int, now: float) -> None:

@@ -133,3 +133,12 @@ def test_two_seats_dying_at_once_are_removed_alike_on_every_peer() -> None:
     it (both, in seat order, one next epoch number), so the table does not split."""
     result = soak_game(1366)
     assert result["crashes"] == 2
+
+
+@pytest.mark.parametrize("seed", [1023, 1259])
+def test_a_lost_vote_is_sent_again_and_removals_are_told_in_order(seed: int) -> None:
+    """Seeds 1023 and 1259: with three seats left and one dead, the removal needs both other
+    votes; one vote was lost, so one peer never removed the dead seat, fell out of step, and
+    hung while the others finished. Votes are now re-sent while the log is stuck, and a
+    removed seat is told every removal, in order (it may have missed the earlier ones)."""
+    soak_game(seed)
