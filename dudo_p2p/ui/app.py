@@ -37,7 +37,7 @@ from dudo_p2p.ui.scene import Scene
 from dudo_p2p.ui.table import DEFAULT_BOT_DELAY_S, TableScene
 
 FRAME_S = 1 / 60
-IDLE_WAIT_S = 0.1  # idle wake-up: session events and timers are seen within 0.1 s
+IDLE_WAIT_S = 0.25  # idle wake-up: session events and timers are seen within 0.25 s
 
 
 class App:
