@@ -1,12 +1,27 @@
-"""Suite-wide options: ``--full`` runs the full-size variants (tests marked ``slow``, and the
-sizes tests read from the ``full`` fixture); without it they are skipped or run small.
-``DUDO_FULL=1`` in the environment does the same as ``--full``."""
+"""Suite-wide options and fixtures.
+
+``--full`` runs the full-size variants (tests marked ``slow``, and the sizes tests read from
+the ``full`` fixture); without it they are skipped or run small. ``DUDO_FULL=1`` in the
+environment does the same as ``--full``. Shared fixtures of the tests that start real
+processes or network namespaces: ``peers`` (killed at teardown), ``beacon_port`` (a free UDP
+port), ``lab`` (namespaces, torn down; skipped with the reason where they cannot be made).
+"""
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+_HERE = Path(__file__).parent
+sys.path.insert(0, str(_HERE / "node"))  # node_helpers: Peer, the argument builders
+sys.path.insert(0, str(_HERE / "net"))  # netns: the namespace lab; net_helpers
+
+from netns import NetnsLab  # noqa: E402
+from node_helpers import Peer, free_udp_port  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -31,3 +46,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def full(request: pytest.FixtureRequest) -> bool:
     """True when the run asked for full sizes (``--full`` or ``DUDO_FULL=1``)."""
     return _full(request.config)
+
+
+@pytest.fixture
+def peers() -> Iterator[list[Peer]]:
+    """Peer processes a test starts; any still running at the end is killed."""
+    started: list[Peer] = []
+    yield started
+    for peer in started:
+        peer.stop()
+
+
+@pytest.fixture
+def beacon_port() -> int:
+    """A free UDP port for the discovery beacons of one test (loopback broadcast only)."""
+    return free_udp_port()
+
+
+@pytest.fixture
+def lab() -> Iterator[NetnsLab]:
+    """Network namespaces the test builds; skipped with the reason where that is impossible."""
+    reason = NetnsLab.unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+    network = NetnsLab()
+    try:
+        yield network
+    finally:
+        network.teardown()

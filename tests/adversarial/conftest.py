@@ -11,18 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "node"))  # node_helpers: Peer, args
 
-from node_helpers import Peer, free_udp_port
 
 from .hostile import HostileNode
-
-
-@pytest.fixture
-def peers() -> Iterator[list[Peer]]:
-    """Honest peer processes a test starts; any still running at the end is killed."""
-    started: list[Peer] = []
-    yield started
-    for peer in started:
-        peer.stop()
 
 
 @pytest.fixture
@@ -32,8 +22,3 @@ def hostiles() -> Iterator[list[HostileNode]]:
     yield opened
     for node in opened:
         node.close()
-
-
-@pytest.fixture
-def beacon_port() -> int:
-    return free_udp_port()

@@ -11,17 +11,6 @@ from netns import NetnsLab, bridged_lan, routed_subnets
 pytestmark = [pytest.mark.netns, pytest.mark.e2e]
 
 
-@pytest.fixture
-def lab() -> Iterator[NetnsLab]:
-    reason = NetnsLab.unavailable()
-    if reason is not None:
-        pytest.skip(reason)
-    network = NetnsLab()
-    try:
-        yield network
-    finally:
-        network.teardown()
-
 
 @pytest.fixture
 def runs() -> Iterator[list[DemoRun]]:

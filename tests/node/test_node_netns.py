@@ -3,7 +3,6 @@ behind a router joined by address. Needs root (skips with the reason otherwise).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,17 +12,6 @@ from test_node_e2e import assert_one_game, finish_all
 
 pytestmark = [pytest.mark.netns, pytest.mark.e2e]
 
-
-@pytest.fixture
-def lab() -> Iterator[NetnsLab]:
-    reason = NetnsLab.unavailable()
-    if reason is not None:
-        pytest.skip(reason)
-    network = NetnsLab()
-    try:
-        yield network
-    finally:
-        network.teardown()
 
 
 def test_three_hosts_on_one_bridge_find_the_table_by_broadcast_and_finish(
