@@ -770,6 +770,25 @@ class TableMachine:
         reply = SyncReply(0, items, False)
         self._out.append(Send(self._seal(0, reply).to_bytes(), to=peer))
 
+    def _accept_own_removal(self, votes: list[Envelope]) -> None:
+        """The table removed us in an epoch our log has already left (we finished that
+        epoch, it never saw our last signature): the certificate cannot be chained here any
+        more, but it is the table's word. Signed votes against us from a strict majority of
+        the other seats still in our game mean we have left the table: stop."""
+        if self.removed_me:
+            return
+        me = self.identity.public_key
+        others = set(self.replica.epoch.participants) - {self.seat}
+        voters = {
+            self.seating.seat_of(v.author) for v in votes
+            if isinstance(v.body, Vote) and v.body.target == me
+            and v.round_no <= self.replica.epoch.number
+        }
+        if others and len(voters & others) * 2 > len(others):
+            self.removed_me = True
+            self._out.append(Emit(ev.PlayerLeft(self.seat, "removed")))
+            self._out.append(Log("warning", "the table removed us in an epoch we had left"))
+
     def _ask_sync(self, peer: int, now: float) -> None:
         # at most about once a heartbeat (the 0.9 lets every heartbeat ask: they are
         # about one interval apart, and a lost reply must not cost two)
@@ -823,13 +842,16 @@ class TableMachine:
                 decoded = None
             if isinstance(decoded, list) and len(decoded) == 5 and decoded[0] == "removal":
                 cert = decoded[4]
+                votes: list[Envelope] = []
                 for vote_bytes in cert if isinstance(cert, list) else []:
                     if not isinstance(vote_bytes, bytes):
                         raise DecodeError("a removal certificate holds vote envelopes")
                     vote = self._open(vote_bytes)
                     voter = self.seating.seat_of(vote.author)
                     if isinstance(vote.body, Vote) and voter is not None:
+                        votes.append(vote)
                         self._take_vote(voter, vote, now)
+                self._accept_own_removal(votes)
                 continue
             env = self._open(data)
             if isinstance(env.body, Act):

@@ -142,3 +142,11 @@ def test_a_lost_vote_is_sent_again_and_removals_are_told_in_order(seed: int) -> 
     hung while the others finished. Votes are now re-sent while the log is stuck, and a
     removed seat is told every removal, in order (it may have missed the earlier ones)."""
     soak_game(seed)
+
+
+def test_a_seat_removed_in_an_epoch_it_had_already_left_stops() -> None:
+    """Seed 952 (two seats): one seat finished an epoch and crashed before its last result
+    signature reached the other, which then voted it out in that epoch; back from its
+    journal it was an epoch ahead, could not chain the removal, and hung. Votes of a strict
+    majority of the other seats against us now stop us, whatever epoch they name."""
+    soak_game(952)
