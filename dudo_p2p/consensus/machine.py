@@ -81,7 +81,7 @@ class Timeouts:
     """Protocol timers in seconds (protocol.md §4.6)."""
 
     heartbeat: float = 1.0
-    step: float = 4.0  # a commitment, nonce, reveal, result signature or ack we wait for
+    step: float = 5.0  # a commitment, nonce, reveal, result signature or ack we wait for
     silence: float = 4.5  # no message at all from a live seat (4 heartbeats missed)
     turn_grace: float = 5.0  # past the human turn timer (the seat's own bot should have played)
 
