@@ -150,7 +150,7 @@ def test_a_commitment_changed_after_seeing_the_nonces_is_caught(
         rep = m.replica
         if rep.phase is not EpochPhase.NONCE:
             return
-        seen = [e for f in node.capture.frames[-50:] if (e := opened(f)) is not None
+        seen = [e for f in node.capture.frames if (e := opened(f)) is not None
                 and isinstance(e.body, Nonce) and e.round_no == rep.epoch.number]
         if not seen:
             return
