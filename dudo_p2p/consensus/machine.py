@@ -439,6 +439,11 @@ class TableMachine:
             return
         if author in self.expelled:
             return
+        if self.seat in self.votes.get((env.round_no, author), {}):
+            # we voted this seat out of this epoch: taking its late entries now could let us
+            # complete the epoch while the others void it by the removal (a split); we wait
+            # for the certificate instead
+            return
         try:
             if isinstance(env.body, Act):
                 self.replica.check_act(env)

@@ -150,3 +150,11 @@ def test_a_seat_removed_in_an_epoch_it_had_already_left_stops() -> None:
     journal it was an epoch ahead, could not chain the removal, and hung. Votes of a strict
     majority of the other seats against us now stop us, whatever epoch they name."""
     soak_game(952)
+
+
+def test_a_peer_that_voted_a_seat_out_does_not_finish_the_epoch_with_it() -> None:
+    """Seed 209: a peer voted a silent seat out of an epoch, then got that seat's late entry
+    and completed the epoch while the others voided it by the removal: two different epochs
+    with one number, and a hang. A peer now ignores entries of a seat it voted out of the
+    epoch and waits for the certificate."""
+    soak_game(209)
