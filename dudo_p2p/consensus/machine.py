@@ -562,15 +562,15 @@ class TableMachine:
     # ---- concurrent phases and our automatic steps -----------------------------------------
 
     def _after_concurrent(self, env: Envelope, now: float) -> None:
-        before = self.replica.epoch.number, self.replica.phase
+        before = self.replica.phase
         completed = self.replica.add_concurrent(env)
         if completed:
             self._chained(now)
             self._phase_events(before, now)
             self._advance(now)
 
-    def _phase_events(self, before: tuple[int, EpochPhase], now: float) -> None:
-        _, phase = before
+    def _phase_events(self, phase: EpochPhase, now: float) -> None:
+        """Events for a concurrent phase that just completed (``phase``: the one before)."""
         rep = self.replica
         if phase is EpochPhase.NONCE and rep.phase is EpochPhase.BIDDING:
             info = rep.engine.palifico_round
@@ -661,9 +661,9 @@ class TableMachine:
         first = self._by_digest.get(self.slots[slot])
         if first is None:
             return
-        self._take_proof(first, env.to_bytes(), now, verified=True)
+        self._take_proof(first, env.to_bytes(), now)
 
-    def _take_proof(self, first: bytes, second: bytes, now: float, verified: bool = False) -> None:
+    def _take_proof(self, first: bytes, second: bytes, now: float) -> None:
         a, b = self._open(first), self._open(second)
         check_proof(a, b)
         seat = self.seating.seat_of(a.author)

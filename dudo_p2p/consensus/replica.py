@@ -149,7 +149,6 @@ class EpochState:
     keys: dict[int, bytes] = field(default_factory=dict)
     shares: dict[int, tuple[bytes, ...]] = field(default_factory=dict)
     seed: bytes | None = None
-    dice: tuple[tuple[int, ...], ...] | None = None
     # set when this epoch was started by removals: the voided epoch and who left in it, so a
     # removal of that same epoch learnt later can still join them (see Replica.remove)
     voided: tuple[EpochState, tuple[tuple[int, str], ...]] | None = None
@@ -408,7 +407,6 @@ class Replica:
             else ()
             for s in range(self.seating.n)
         )
-        ep.dice = dice
         self.engine = self.engine.apply(RevealDice(dice))
         if self.engine.phase is Phase.SPIN:
             spin_seed = reveal_seed(ep.seed, [ep.keys[s] for s in ep.participants])
