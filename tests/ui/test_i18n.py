@@ -81,3 +81,23 @@ def test_default_font_draws_spanish_letters() -> None:
     for ch in "¡¿ñÑáéíóúü«»·×":
         drawn = pygame.image.tobytes(font.render(ch, True, (0, 0, 0), (255, 255, 255)), "RGB")
         assert drawn != missing, f"{ch!r} renders as a missing glyph"
+
+
+def test_every_character_the_table_shows_has_a_glyph_in_the_default_font() -> None:
+    """The catalogue and the rules' variant texts (shown on the rules screen and in the lobby)
+    draw with no missing-glyph box: "→" in a rule once rendered as a tofu square."""
+    from dudo_p2p.rules import FACE_NAMES, VARIANTS
+
+    font = pygame.font.Font(None, 40)
+
+    def pixels(text: str) -> bytes:
+        return pygame.image.tobytes(font.render(text, True, (0, 0, 0), (255, 255, 255)), "RGB")
+
+    missing = pixels("\U0010fffd")
+    texts = [t for lang in CATALOGUE.values() for t in lang.values()]
+    texts += [t for info in VARIANTS.values() for t in (info.es, info.en)]
+    texts += [name for names in FACE_NAMES.values() for name in names.values()]
+    chars = {ch for t in texts for ch in t if not ch.isspace()}
+    assert len(chars) > 60  # the scan really saw the texts
+    boxes = sorted(ch for ch in chars if pixels(ch) == missing)
+    assert not boxes, f"no glyph for {boxes}"
