@@ -33,11 +33,16 @@ def text(
     *,
     anchor: str = "topleft",
     shadow: bool = True,
+    max_width: int | None = None,
 ) -> pygame.Rect:
     """Draw ``message`` with its ``anchor`` point (a pygame.Rect attribute) at ``pos``.
 
+    ``max_width``: the text never gets wider than this (see :func:`fit`): names, translations
+    and fingerprints of any length stay inside their plate, button or bar.
     Returns the rectangle drawn, so callers can stack lines.
     """
+    if max_width is not None:
+        message, size = fit(message, size, max_width)
     font = theme.font(size)
     image = font.render(message, True, color)
     rect = image.get_rect(**{anchor: pos})
@@ -47,6 +52,25 @@ def text(
         surface.blit(shade, rect.move(2, 2))
     surface.blit(image, rect)
     return rect
+
+
+MIN_FIT_SCALE = 0.7  # fit() shrinks a text to 70% of its size at most, then cuts it
+
+
+def fit(message: str, size: int, width: int) -> tuple[str, int]:
+    """The ``(text, size)`` to draw ``message`` within ``width`` pixels: the same text at a
+    smaller size (down to ``MIN_FIT_SCALE`` of ``size``), else cut with "…" at that size."""
+    if theme.font(size).size(message)[0] <= width:
+        return message, size
+    smallest = max(8, int(size * MIN_FIT_SCALE))
+    for trial in range(size - 1, smallest - 1, -1):
+        if theme.font(trial).size(message)[0] <= width:
+            return message, trial
+    font = theme.font(smallest)
+    cut = message
+    while cut and font.size(cut + "…")[0] > width:
+        cut = cut[:-1]
+    return cut.rstrip() + "…", smallest
 
 
 def wrap(message: str, size: int, width: int) -> list[str]:
@@ -211,6 +235,9 @@ def cup(
     return pygame.Rect(x - bottom_w // 2, y - height, bottom_w, height)
 
 
+BUTTON_PAD = 8  # a button's label keeps this far from its left and right edges
+
+
 def button(
     surface: pygame.Surface,
     rect: pygame.Rect,
@@ -232,7 +259,8 @@ def button(
     edge = tuple(min(255, c + 50) for c in base)
     pygame.draw.rect(surface, edge, rect, width=2, border_radius=12)
     fg = theme.CREAM if enabled else theme.DIM
-    text(surface, label, rect.center, size, fg, anchor="center", shadow=enabled)
+    text(surface, label, rect.center, size, fg, anchor="center", shadow=enabled,
+         max_width=rect.width - 2 * BUTTON_PAD)
     if hotkey:
         text(surface, hotkey, (rect.right - 8, rect.bottom - 4), 18, fg, anchor="bottomright",
              shadow=False)

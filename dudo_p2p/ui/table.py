@@ -42,6 +42,7 @@ from dudo_p2p.rules import (
     min_raise,
 )
 from dudo_p2p.session import (
+    ActionTaken,
     GameOver,
     GameStarted,
     PlayerInfo,
@@ -73,12 +74,15 @@ class Steppable(Protocol):
 
 @dataclass
 class RevealShow:
-    """A reveal on screen: the result, whether aces counted, and when it began."""
+    """A reveal on screen: the result, whether aces counted, when it began, and the actions
+    of the round it ends (the table has usually dealt the next round by then, so the view's
+    bids are already the new round's: the history panel shows these instead)."""
 
     result: RoundResult
     wild: bool
     started: float
     lines: list[str]
+    actions: tuple[Action, ...] = ()
 
 
 class TableScene(Scene):
@@ -110,6 +114,8 @@ class TableScene(Scene):
         self.show_prob = True
         self.overlay: str | None = None  # "menu" | "rules" | None
         self.reveal: RevealShow | None = None
+        self.last_round: RevealShow | None = None  # kept after the reveal closes, for history
+        self.round_actions: list[Action] = []  # ActionTaken since the round started
         self.winner: int | None = None
         self.deadlines: dict[int, float | None] = {}
         self.messages: collections.deque[str] = collections.deque(maxlen=6)
@@ -223,10 +229,19 @@ class TableScene(Scene):
                 case RoundStarted():
                     self.shake_started = self.now
                     self.looking = self.looking and not self.hotseat
+                    self.round_actions = []
+                case ActionTaken(action=action):
+                    self.round_actions.append(action)
                 case RoundResolved(result=result):
                     wild = self.view.state.wild if self.view is not None else True
-                    self.reveal = RevealShow(result, wild, self.now,
-                                             words.result_lines(self.tr, self.names, result))
+                    lines = words.result_lines(self.tr, self.names, result)
+                    self.reveal = RevealShow(result, wild, self.now, lines,
+                                             tuple(self.round_actions))
+                    self.last_round = self.reveal
+                    self.round_actions = []
+                    # the outcome stays in the side panel's log after the reveal closes
+                    self.messages.append(self.tr("table.round_outcome", n=result.round_no,
+                                                 what=". ".join(lines[1:])))
                 case TurnTimer(seat=seat, deadline=deadline):
                     self.deadlines[seat] = deadline
                 case GameOver(winner=winner):

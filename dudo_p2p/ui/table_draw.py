@@ -15,6 +15,7 @@ import pygame
 
 from dudo_p2p.rules import (
     FACE_NAMES,
+    Action,
     Calzo,
     ChooseDirection,
     ChoosePalifico,
@@ -38,6 +39,9 @@ CENTER = TABLE_RECT.center
 SEAT_RX, SEAT_RY = 368, 196
 SIDE = pygame.Rect(934, 64, 330, 728)
 COMPOSER = pygame.Rect(346, 606, 574, 186)
+PALIFICO_TAG = pygame.Rect(262, 10, 200, 38)  # in the top bar, left of the turn text
+TURN_TEXT = pygame.Rect(470, 8, 560, 40)  # the top bar's centre: whose turn it is
+PALIFICO_RULE_WIDTH = 420  # the palifico rule under the bid, clear of the side seats
 
 _CALL_KEYS: dict[type, str] = {
     Matar: "table.matar",
@@ -95,16 +99,20 @@ def _top_bar(scene: TableScene, surface: pygame.Surface) -> None:
     pygame.draw.rect(surface, (24, 14, 10), (0, 0, 1280, 56))
     pygame.draw.line(surface, theme.GOLD_DARK, (0, 56), (1280, 56), 2)
     draw.text(surface, tr("app.title"), (20, 10), 50, theme.GOLD)
-    draw.text(surface, tr("table.round", n=max(1, view.round_no)), (140, 18), 32, theme.CREAM)
-    if view.palifico_round is not None:
-        key = "table.palifico_wild" if view.rules.palifico_wilds else "table.palifico"
-        banner = pygame.Rect(300, 8, 620, 40)
+    # a reveal belongs to the round it ends, though the table has already dealt the next one
+    round_no = scene.reveal.result.round_no if scene.reveal is not None else view.round_no
+    draw.text(surface, tr("table.round", n=max(1, round_no)), (140, 18), 32, theme.CREAM)
+    if view.palifico_round is not None and scene.reveal is None:
+        # the round's kind as a tag beside the turn (the turn must stay readable) and its
+        # rule under the standing bid
+        banner = PALIFICO_TAG
         pygame.draw.rect(surface, theme.FELT_PALIFICO, banner, border_radius=10)
         pygame.draw.rect(surface, theme.GOLD, banner, width=2, border_radius=10)
-        draw.text(surface, tr(key), banner.center, 26, theme.CREAM, anchor="center")
-    else:
-        draw.text(surface, _turn_text(scene), (620, 28), 36,
-                  theme.GOLD if scene.my_turn else theme.CREAM, anchor="center")
+        draw.text(surface, tr("table.palifico"), banner.center, 26, theme.CREAM,
+                  anchor="center", max_width=banner.width - 12)
+    draw.text(surface, _turn_text(scene), TURN_TEXT.center, 36,
+              theme.GOLD if scene.my_turn and not scene.blocked else theme.CREAM,
+              anchor="center", max_width=TURN_TEXT.width)
     draw.text(surface, "R " + tr("menu.rules").split(" (")[0] + "  ·  Esc " + tr("menu.title"),
               (1266, 28), 24, theme.MUTED, anchor="midright")
 
@@ -112,6 +120,10 @@ def _top_bar(scene: TableScene, surface: pygame.Surface) -> None:
 def _turn_text(scene: TableScene) -> str:
     view = scene.view
     assert view is not None
+    if scene.reveal is not None:
+        return scene.tr("reveal.title")
+    if scene.winner is not None:
+        return scene.tr("table.game_over")
     if scene.my_turn:
         return scene.tr("table.your_turn")
     if view.to_act is None:
@@ -159,7 +171,8 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
     if seat == me and not scene.hotseat:
         name = f"{name} ({scene.tr('table.you')})"
     draw.text(surface, name, (plate.left + 10, plate.top + 6), 26,
-              theme.GOLD if to_act else (theme.CREAM if alive else theme.DIM), shadow=False)
+              theme.GOLD if to_act else (theme.CREAM if alive else theme.DIM), shadow=False,
+              max_width=plate.width - 28)
     tag = info.fingerprint if info is not None else ""
     if info is not None and info.is_bot:
         tag = f"{tag} · {scene.tr('table.bot')}" if tag else scene.tr("table.bot")
@@ -167,10 +180,12 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
         tag = scene.tr("table.disconnected")
     if not alive:
         tag = scene.tr("table.eliminated")
-    draw.text(surface, tag, (plate.left + 10, plate.top + 32), 19, theme.MUTED, shadow=False)
-    # dice left, as small blank dice on the plate's right
+    # dice left, as small blank dice on the plate's right; the tag gets the room before them
+    dice_left = plate.right - 14 - count * 15
+    draw.text(surface, tag, (plate.left + 10, plate.top + 32), 19, theme.MUTED, shadow=False,
+              max_width=dice_left - 6 - (plate.left + 10))
     for i in range(count):
-        r = pygame.Rect(plate.right - 14 - (count - i) * 15, plate.top + 36, 12, 12)
+        r = pygame.Rect(dice_left + i * 15, plate.top + 36, 12, 12)
         pygame.draw.rect(surface, theme.DIE, r, border_radius=3)
     deadline = scene.deadlines.get(seat)
     if to_act and deadline is not None:
@@ -203,6 +218,22 @@ def _revealed_dice(scene: TableScene, surface: pygame.Surface, seat: int,
     bid = reveal.result.bid
     lit = {i for i, d in enumerate(dice) if bid is not None and _counts(bid.face, d, reveal.wild)}
     _dice_row(surface, center, dice, 30, lit)
+    if bid is not None and reveal.result.kind in COUNTED_KINDS:
+        # how many of this seat's dice counted for the bid, so the table can add them up
+        badge = count_badge_center(center)
+        color = theme.GOLD if lit else theme.BUTTON_DISABLED
+        pygame.draw.circle(surface, color, badge, 14)
+        pygame.draw.circle(surface, theme.INK, badge, 14, width=2)
+        draw.text(surface, str(len(lit)), badge, 22, theme.INK if lit else theme.CREAM,
+                  anchor="center", shadow=False)
+
+
+COUNTED_KINDS = ("dudo", "calzo", "matar")  # calls settled by counting the bid's face
+
+
+def count_badge_center(row_center: tuple[int, int]) -> tuple[int, int]:
+    """Where a seat's "dice that counted" badge sits: above the middle of its revealed row."""
+    return row_center[0], row_center[1] - 34
 
 
 def _standing_bid(scene: TableScene, surface: pygame.Surface) -> None:
@@ -210,6 +241,10 @@ def _standing_bid(scene: TableScene, surface: pygame.Surface) -> None:
     assert view is not None
     cx, cy = CENTER[0], CENTER[1] - 4
     bid = view.standing_bid
+    if view.palifico_round is not None:
+        key = "table.palifico_rule_wild" if view.rules.palifico_wilds else "table.palifico_rule"
+        draw.text(surface, tr(key), (cx, cy + 112), 24, theme.GOLD, anchor="center",
+                  max_width=PALIFICO_RULE_WIDTH)
     if bid is None:
         draw.text(surface, tr("table.no_bid"), (cx, cy), 34, theme.CREAM, anchor="center")
         return
@@ -363,17 +398,19 @@ def _side_panel(scene: TableScene, surface: pygame.Surface) -> None:
     draw.panel(surface, SIDE)
     x = SIDE.left + 16
     y = SIDE.top + 12
-    draw.text(surface, tr("table.history"), (x, y), 28, theme.GOLD)
+    title, actions, past = history_shown(scene)
+    draw.text(surface, title, (x, y), 28, theme.GOLD, max_width=SIDE.width - 32)
     y += 38
     from dudo_p2p.ui import words
 
-    lines = [words.action_line(tr, scene.names, a) for a in view.state.bids]
-    shown = lines[-9:]
+    lines = [words.action_line(tr, scene.names, a) for a in actions]
+    shown = lines[-HISTORY_LINES:]
     if not shown:
         draw.text(surface, "—", (x, y), 24, theme.DIM)
     for i, line in enumerate(shown):
-        last = i == len(shown) - 1
-        draw.text(surface, line, (x, y), 24, theme.CREAM if last else theme.MUTED, shadow=False)
+        last = i == len(shown) - 1 and not past
+        draw.text(surface, line, (x, y), 24, theme.CREAM if last else theme.MUTED, shadow=False,
+                  max_width=SIDE.width - 32)
         y += 28
     y = SIDE.top + 320
     pygame.draw.line(surface, theme.PANEL_EDGE, (x, y - 10), (SIDE.right - 16, y - 10), 1)
@@ -382,11 +419,49 @@ def _side_panel(scene: TableScene, surface: pygame.Surface) -> None:
     pygame.draw.line(surface, theme.PANEL_EDGE, (x, y - 10), (SIDE.right - 16, y - 10), 1)
     draw.text(surface, tr("table.messages"), (x, y), 28, theme.GOLD)
     y += 36
-    for line in list(scene.messages)[-4:]:
-        y = draw.text_block(surface, line, pygame.Rect(x, y, SIDE.width - 32, 60), 21,
-                            theme.CREAM)
+    keys_top = SIDE.bottom - 66
+    for block in messages_shown(list(scene.messages), SIDE.width - 32, keys_top - 8 - y):
+        y = draw.text_block(surface, block, pygame.Rect(x, y, SIDE.width - 32, keys_top - y),
+                            MESSAGE_SIZE, theme.CREAM) + MESSAGE_GAP
     draw.text_block(surface, tr("table.keys"),
-                    pygame.Rect(x, SIDE.bottom - 66, SIDE.width - 32, 60), 19, theme.DIM)
+                    pygame.Rect(x, keys_top, SIDE.width - 32, 60), 19, theme.DIM)
+
+
+MESSAGE_SIZE = 21
+MESSAGE_GAP = 6
+
+
+def messages_shown(messages: list[str], width: int, height: int) -> list[str]:
+    """The newest messages that fit whole in ``width`` x ``height`` pixels, oldest first (a
+    message is never cut in the middle: the oldest ones give way)."""
+    line_h = theme.font(MESSAGE_SIZE).get_linesize() + 4
+    shown: list[str] = []
+    used = 0
+    for message in reversed(messages):
+        need = len(draw.wrap(message, MESSAGE_SIZE, width)) * line_h + MESSAGE_GAP
+        if used + need > height:
+            break
+        shown.append(message)
+        used += need
+    return shown[::-1]
+
+
+HISTORY_LINES = 9  # bids the side panel has room for (the latest ones)
+
+
+def history_shown(scene: TableScene) -> tuple[str, tuple[Action, ...], bool]:
+    """What the side panel's history shows: ``(title, actions, past)``. During a reveal, the
+    round it ends (the view has moved on to the next round); before the first bid of a round,
+    the previous round, so nobody has to remember how the last one went; otherwise the
+    bids of this round. ``past`` is True when the actions are not this round's."""
+    tr, view = scene.tr, scene.view
+    assert view is not None
+    shown = scene.reveal
+    if shown is None and not view.state.bids and scene.last_round is not None:
+        shown = scene.last_round
+    if shown is not None:
+        return (tr("table.history_of", n=shown.result.round_no), shown.actions, True)
+    return tr("table.history"), tuple(view.state.bids), False
 
 
 def _prob_box(scene: TableScene, surface: pygame.Surface, x: int, y: int) -> None:

@@ -6,7 +6,7 @@ import pygame
 
 from dudo_p2p.bots import make_bot
 from dudo_p2p.session import Session
-from dudo_p2p.ui import widgets
+from dudo_p2p.ui import draw, widgets
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.local_tables import local_factory
 from dudo_p2p.ui.request import TableRequest
@@ -33,3 +33,27 @@ def click_button(app: App, name: str) -> widgets.Button:
 def bot_tables(request: TableRequest) -> Session:
     """In-process tables with the real bots (the CLI's wiring, without the network)."""
     return local_factory(request, bot_maker=lambda level, rng: make_bot(level, rng).decide)
+
+
+class TextRecorder:
+    """Wraps ``draw.text`` to record every string a frame draws and where (its rect and the
+    ``max_width`` it was given), so tests read the screen as words instead of pixels."""
+
+    def __init__(self) -> None:
+        self.drawn: list[tuple[str, pygame.Rect, int | None]] = []
+        self._real = draw.text
+
+    def __call__(self, surface: pygame.Surface, message: str, pos: tuple[int, int],
+                 size: int = 28, color: tuple[int, int, int] = (0, 0, 0), *,
+                 anchor: str = "topleft", shadow: bool = True,
+                 max_width: int | None = None) -> pygame.Rect:
+        rect = self._real(surface, message, pos, size, color, anchor=anchor, shadow=shadow,
+                          max_width=max_width)
+        self.drawn.append((message, rect, max_width))
+        return rect
+
+    def frame(self, app: App) -> list[str]:
+        """Draw one frame (without advancing the scene) and return the strings it drew."""
+        self.drawn = []
+        app.frame(update=False)
+        return [m for m, _, _ in self.drawn]

@@ -1,0 +1,157 @@
+"""The table tells the story of each round: the reveal belongs to the round it ends (round
+number, the bids that led to the call, how many dice each seat had of the face), the previous
+round stays readable, a palifico round still says whose turn it is, and the end says so."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pygame
+import pytest
+
+from dudo_p2p.rules import Calzo, Dudo, Raise, RuleSet
+from dudo_p2p.ui import draw, table_draw
+from dudo_p2p.ui.app import App
+from dudo_p2p.ui.request import TableRequest
+from dudo_p2p.ui.table import TableScene
+
+from .conftest import FakeClock
+from .helpers import TextRecorder, bot_tables, click_button, key
+
+
+def _table(clock: FakeClock, surface: pygame.Surface, lang: str,
+           **kw: object) -> tuple[App, TableScene]:
+    app = App(bot_tables, lang, clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
+    app.start_table(TableRequest("bots", **kw))  # type: ignore[arg-type]
+    assert isinstance(app.scene, TableScene)
+    return app, app.scene
+
+
+def _play_until(app: App, clock: FakeClock, scene: TableScene,
+                done: Callable[[TableScene], bool], limit: int = 4000) -> None:
+    """Play our seat (always doubt when we may, so rounds end fast) until ``done``."""
+    for _ in range(limit):
+        clock.advance(0.05)
+        app.frame()
+        if done(scene):
+            return
+        if scene.reveal is not None:
+            key(app, pygame.K_SPACE)
+        elif scene.my_turn and not scene.blocked:
+            if scene.choices():
+                click_button(app, "choice_0")
+            elif scene.offered(Dudo) is not None:
+                key(app, pygame.K_d)
+            else:
+                key(app, pygame.K_RETURN)
+    raise AssertionError("the table never got there")
+
+
+@pytest.fixture
+def recorder(monkeypatch: pytest.MonkeyPatch) -> TextRecorder:
+    rec = TextRecorder()
+    monkeypatch.setattr(draw, "text", rec)
+    return rec
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_reveal_shows_the_round_it_ends_not_the_next_one(
+        clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder, lang: str) -> None:
+    app, scene = _table(clock, surface, lang, bots=3, seed=5)
+    _play_until(app, clock, scene, lambda s: s.reveal is not None)
+    reveal = scene.reveal
+    assert reveal is not None and scene.view is not None
+    ended = reveal.result.round_no
+    assert scene.view.round_no == ended + 1  # the table already dealt the next round
+    tr = app.tr
+    drawn = recorder.frame(app)
+    assert tr("table.round", n=ended) in drawn
+    assert tr("table.round", n=ended + 1) not in drawn
+    assert tr("table.your_turn") not in drawn  # the next round's turn waits for the reveal
+    assert tr("reveal.title") in drawn
+    # the history panel lists the bids that led to the call, the call last
+    title, actions, past = table_draw.history_shown(scene)
+    assert title == tr("table.history_of", n=ended) and past
+    assert isinstance(actions[-1], Dudo | Calzo)
+    assert all(isinstance(a, Raise) for a in actions[:-1]) and actions[:-1]
+    assert actions[-2].bid == reveal.result.bid  # type: ignore[union-attr]
+    assert tr("history.dudo" if isinstance(actions[-1], Dudo) else "history.calzo",
+              name=scene.names[actions[-1].seat]) in drawn
+
+
+def test_each_seats_badge_counts_the_dice_that_matched(
+        clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder) -> None:
+    app, scene = _table(clock, surface, "es", bots=2, seed=3)
+    _play_until(app, clock, scene, lambda s: s.reveal is not None
+                and s.reveal.result.kind == "dudo")
+    reveal = scene.reveal
+    assert reveal is not None
+    recorder.frame(app)
+    n = len(reveal.result.dice)
+    me = scene.session.seat
+    expected: dict[tuple[int, int], str] = {}
+    for seat in range(n):
+        x, y = table_draw.seat_pos(seat, me, n)
+        expected[table_draw.count_badge_center((x, y))] = ""
+    badges = {r.center: m for m, r, _ in recorder.drawn if r.center in expected}
+    assert len(badges) == n
+    assert sum(int(m) for m in badges.values()) == reveal.result.held
+
+
+def test_before_the_first_bid_the_previous_round_stays_readable(
+        clock: FakeClock, surface: pygame.Surface) -> None:
+    app, scene = _table(clock, surface, "es", bots=3, seed=5)
+    _play_until(app, clock, scene, lambda s: s.reveal is not None)
+    ended = scene.reveal
+    assert ended is not None
+    key(app, pygame.K_SPACE)
+    assert scene.reveal is None and scene.view is not None and not scene.view.state.bids
+    title, actions, past = table_draw.history_shown(scene)
+    assert past and actions == ended.actions
+    assert title == app.tr("table.history_of", n=ended.result.round_no)
+    # the outcome stays in the table's log after the reveal closes
+    assert any(m.startswith(f"Ronda {ended.result.round_no}: ") for m in scene.messages)
+    _play_until(app, clock, scene, lambda s: s.view is not None and bool(s.view.state.bids))
+    title, actions, past = table_draw.history_shown(scene)
+    assert not past and title == app.tr("table.history")
+    assert actions == tuple(scene.view.state.bids)
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_palifico_round_still_says_whose_turn_it_is(
+        clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder, lang: str) -> None:
+    app, scene = _table(clock, surface, lang, bots=2, seed=7, rules=RuleSet(starting_dice=3))
+    _play_until(app, clock, scene, lambda s: s.view is not None and s.reveal is None
+                and s.view.palifico_round is not None and not s.blocked)
+    drawn = recorder.frame(app)
+    tr = app.tr
+    assert tr("table.palifico") in drawn
+    assert tr("table.palifico_rule") in drawn
+    view = scene.view
+    assert view is not None and view.to_act is not None
+    turn = (tr("table.your_turn") if scene.my_turn
+            else tr("table.turn_of", name=scene.names[view.to_act]))
+    assert turn in drawn
+
+
+def test_the_end_of_the_game_says_so_instead_of_waiting(
+        clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder) -> None:
+    app, scene = _table(clock, surface, "en", bots=1, seed=2, rules=RuleSet(starting_dice=3))
+    _play_until(app, clock, scene, lambda s: s.winner is not None and s.reveal is None)
+    drawn = recorder.frame(app)
+    assert "Game over" in drawn
+    assert app.tr("table.waiting") not in drawn
+
+
+def test_the_log_keeps_the_newest_messages_that_fit_whole() -> None:
+    long = "Ronda 9: " + "la mesa tenía muchos dados y alguien perdió uno " * 3
+    messages = [f"m{i} " + long for i in range(10)]
+    height = 160
+    shown = table_draw.messages_shown(messages, 298, height)
+    assert shown and shown[-1] == messages[-1]  # the newest is always there
+    assert shown == messages[-len(shown):]  # oldest first, no gaps
+    line_h = pygame.font.Font(None, table_draw.MESSAGE_SIZE).get_linesize() + 4
+    used = sum(len(draw.wrap(m, table_draw.MESSAGE_SIZE, 298)) * line_h
+               + table_draw.MESSAGE_GAP for m in shown)
+    assert used <= height
+    assert table_draw.messages_shown(["short"], 298, 10) == []
