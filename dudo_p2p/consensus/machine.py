@@ -171,6 +171,7 @@ class TableMachine:
         self.peer_lengths: dict[int, int] = {}
         self.sync_asked_at = -1e9
         self.told_removed: dict[int, float] = {}
+        self.told_voided: dict[int, float] = {}
         self.sync_asked_len = -1  # the `have` of our last sync-request
         self.own_current: bytes | None = None  # our entry for the current position
         self.next_resend = now
@@ -409,6 +410,7 @@ class TableMachine:
                 # (a removal we missed, seen from the other side of it): catch up
                 if length > ours or (length == ours and head != self.replica.head):
                     self._ask_sync(author, now)
+                    self._tell_voided(author, now)
                 self._tell_removed(author, now)
             case SyncRequest(have=have):
                 self._answer_sync(author, have)
@@ -769,6 +771,23 @@ class TableMachine:
         if not any(i.removed_seat == peer for i in removals):
             return  # eliminated by the dice, not removed: nothing to tell
         self.told_removed[peer] = now + self.timeouts.heartbeat
+        self._send_removals(peer, removals)
+
+    def _tell_voided(self, peer: int, now: float) -> None:
+        """Our epoch was started by removals and a peer's heartbeat shows a longer log (or
+        another head as long as ours): it may still be in the epoch we voided, waiting for
+        the certificate (it voted too, so it ignores the target's late entries) while a vote
+        it needs was lost and its sender, having moved on, no longer re-sends it. Its log
+        holds the voided epoch's entries, so it is the longer one and never asks us to catch
+        up: send it the removals with their votes, at most once a heartbeat interval, while
+        we are in the epoch they started (soak seeds 505, 921)."""
+        if self.replica.epoch.voided is None or now < self.told_voided.get(peer, -1e9):
+            return
+        self.told_voided[peer] = now + self.timeouts.heartbeat
+        self._send_removals(peer, [i for i in self.replica.chain if i.removed_seat is not None])
+
+    def _send_removals(self, peer: int, removals: list[ChainItem]) -> None:
+        """Send ``peer`` a sync-reply of removal items with their certificates."""
         # every removal, in order: it may have missed earlier ones too (a lost vote), and
         # each applies only at the epoch it belongs to
         items = tuple(self._item_bytes(i) for i in removals[-SYNC_CHUNK:])

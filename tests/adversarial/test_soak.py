@@ -158,3 +158,18 @@ def test_a_peer_that_voted_a_seat_out_does_not_finish_the_epoch_with_it() -> Non
     with one number, and a hang. A peer now ignores entries of a seat it voted out of the
     epoch and waits for the certificate."""
     soak_game(209)
+
+
+@pytest.mark.parametrize("seed", [505, 921])
+def test_a_peer_waiting_for_a_certificate_is_told_the_removal_it_lost_a_vote_of(
+    seed: int,
+) -> None:
+    """Seeds 505 (three seats) and 921 (four): two peers voted a crashed seat out; the vote
+    of the one that completed the removal was lost to the other, which (having voted too)
+    ignored the seat's late entries and waited for the certificate. The first had moved on to
+    the next epoch and no longer re-sent that vote; the second, holding the voided epoch's
+    entries, had the longer log and never asked to catch up: both hung. A peer in an epoch
+    started by removals now sends them, with their votes, to a peer whose heartbeat shows a
+    longer log or another head."""
+    result = soak_game(seed)
+    assert result["crashes"] >= 1
