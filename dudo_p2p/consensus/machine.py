@@ -330,7 +330,9 @@ class TableMachine:
                 case ["removal", int() as epoch, int() as target, str() as reason, list() as cert]:
                     votes = [b for b in cert if isinstance(b, bytes)]
                     machine.certificates[(epoch, target)] = votes
-                    rep.remove(target, reason)
+                    # at the epoch it names: a removal joined to the epoch just voided by
+                    # another (§4.6) would otherwise be chained as one of the next epoch
+                    rep.remove(target, reason, epoch)
                 case ["secrets", list() as fields]:
                     machine.secrets = EpochSecrets.from_record(fields)
                 case ["own", bytes() as data]:

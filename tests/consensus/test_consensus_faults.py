@@ -7,11 +7,11 @@ import itertools
 import pytest
 
 from dudo_p2p.consensus import events as ev
-from dudo_p2p.consensus.machine import Timeouts
+from dudo_p2p.consensus.machine import TableMachine, Timeouts
 from dudo_p2p.consensus.record import verify_record
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
-from dudo_p2p.protocol.kinds import Ack, Act, Commit, Reveal, SyncReply
+from dudo_p2p.protocol.kinds import Ack, Act, Commit, Reveal, SyncReply, Vote
 from dudo_p2p.rules import Bid, Calzo, Raise, RuleSet
 
 from .fakenet import FakeNet
@@ -315,3 +315,37 @@ def test_two_different_commitments_to_different_peers_are_caught_when_the_table_
             for e in net.events[s]
         )
         assert removed(net, cheater, s)
+
+
+def test_a_peer_restarted_after_a_joined_removal_rebuilds_the_same_chain() -> None:
+    """Two seats die at once; seat 1's vote against seat 2 reaches seat 0 late, after seat 0
+    removed seat 3, so seat 0 *joins* the two removals of one epoch (§4.6). Its journal then
+    replays to the same head: each removal is applied at the epoch the journal names (it
+    was applied at the current epoch, which chained the second removal under the wrong epoch
+    number and left a restarted peer on a head no one else holds)."""
+    net = FakeNet(4, RuleSet(), seed=5, act_prob=0.0)
+    net.run_until(lambda: all(m.replica.epoch.number >= 1 for m in net.machines))
+    epoch = net.machines[0].replica.epoch.number
+    original = net.route
+
+    def route(src: int, dst: int, frame: bytes, now: float) -> list[float]:
+        env = frame_of(frame)
+        body = env.body
+        if (src, dst) == (1, 0) and isinstance(body, Vote) and body.target == net.ids[2].public_key:
+            return [now + 2.0]
+        return original(src, dst, frame, now)
+
+    net.route = route
+    net.crash(2)
+    net.crash(3)
+    net.run_until(lambda: not net.machines[0].replica.engine.alive[2], max_steps=20_000)
+    chain = net.machines[0].replica.chain
+    assert [(i.epoch, i.removed_seat) for i in chain if i.removed_seat is not None] == [
+        (epoch, 2), (epoch, 3)
+    ], "seat 0 removed both seats in one epoch, joining the removal it learnt second"
+    restored = TableMachine.restore(
+        net.ids[0], net.seating, list(net.journals[0]), net.secret_rngs[0].randbytes, net.now,
+        timeouts=net.timeouts,
+    )
+    assert restored.replica.head == net.machines[0].replica.head
+    assert restored.replica.epoch.number == epoch + 2
