@@ -66,11 +66,19 @@ def fit(message: str, size: int, width: int) -> tuple[str, int]:
     for trial in range(size - 1, smallest - 1, -1):
         if theme.font(trial).size(message)[0] <= width:
             return message, trial
-    font = theme.font(smallest)
+    return clip(message, smallest, width), smallest
+
+
+def clip(message: str, size: int, width: int) -> str:
+    """``message`` cut with "…" so it fits ``width`` pixels at font ``size`` (unchanged when
+    it already fits)."""
+    font = theme.font(size)
+    if font.size(message)[0] <= width:
+        return message
     cut = message
     while cut and font.size(cut + "…")[0] > width:
         cut = cut[:-1]
-    return cut.rstrip() + "…", smallest
+    return cut.rstrip() + "…"
 
 
 def wrap(message: str, size: int, width: int) -> list[str]:
@@ -79,7 +87,7 @@ def wrap(message: str, size: int, width: int) -> list[str]:
     lines: list[str] = []
     for paragraph in message.split("\n"):
         line = ""
-        for word in paragraph.split(" "):
+        for word in _split_long_words(paragraph.split(" "), font, width):
             trial = f"{line} {word}" if line else word
             if font.size(trial)[0] <= width or not line:
                 line = trial
@@ -88,6 +96,21 @@ def wrap(message: str, size: int, width: int) -> list[str]:
                 line = word
         lines.append(line)
     return lines
+
+
+def _split_long_words(words: list[str], font: pygame.font.Font, width: int) -> list[str]:
+    """Cut any word wider than ``width`` into pieces that fit (a name from the network may be
+    one long word; it must not run out of its panel)."""
+    out: list[str] = []
+    for word in words:
+        while font.size(word)[0] > width and len(word) > 1:
+            cut = len(word) - 1
+            while cut > 1 and font.size(word[:cut])[0] > width:
+                cut -= 1
+            out.append(word[:cut])
+            word = word[cut:]
+        out.append(word)
+    return out
 
 
 def text_block(

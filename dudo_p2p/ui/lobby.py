@@ -32,6 +32,7 @@ from dudo_p2p.ui.widgets import Button, TextField
 RULE_FIELDS = tuple(name for name in VARIANTS if name != "starting_dice")
 RULES_PER_PAGE = 6
 DIRECTORY_POLL_S = 1.0
+JOIN_X = 480  # left edge of the Join buttons of the listed tables
 
 
 class LobbyScene(Scene):
@@ -135,7 +136,7 @@ class LobbyScene(Scene):
         self._draw_create(surface)
         hint = self.message or tr("lobby.hint")
         color = theme.RED if self.message else theme.DIM
-        draw.text(surface, hint, (640, 780), 22, color, anchor="midbottom")
+        draw.text(surface, hint, (640, 780), 22, color, anchor="midbottom", max_width=1240)
         self.draw_buttons(surface)
         self.address.draw(surface, tr("lobby.address_hint"))
 
@@ -176,10 +177,13 @@ class LobbyScene(Scene):
             return
         for i, listing in enumerate(self.listings[:4]):
             y = 404 + i * 44
-            row = tr("lobby.table_row", code=listing.code, host=listing.address,
-                     players=listing.players, seats=listing.seats)
-            draw.text(surface, row, (60, y + 8), 26, theme.CREAM)
-            self.buttons.append(Button(pygame.Rect(480, y, 120, 38), tr("lobby.join"),
+            # two lines: "host:port" beside the code ran under the Join button
+            row = tr("lobby.table_row", code=listing.code, players=listing.players,
+                     seats=listing.seats)
+            draw.text(surface, row, (60, y), 24, theme.CREAM, max_width=JOIN_X - 70)
+            draw.text(surface, listing.address, (60, y + 22), 19, theme.MUTED, shadow=False,
+                      max_width=JOIN_X - 70)
+            self.buttons.append(Button(pygame.Rect(JOIN_X, y, 120, 38), tr("lobby.join"),
                                        partial(self.join, listing.address), size=24,
                                        name=f"join_{i}"))
 

@@ -115,7 +115,8 @@ def draw_winner(scene: TableScene, surface: pygame.Surface) -> None:
         title = tr("over.title", name=name)
     for i in range(5):
         draw.die(surface, (box.centerx - 120 + i * 60, box.top + 60), 40, 1 + (i + winner) % 6)
-    draw.text(surface, title, (box.centerx, box.top + 140), 52, theme.GOLD, anchor="center")
+    draw.text(surface, title, (box.centerx, box.top + 140), 52, theme.GOLD, anchor="center",
+              max_width=box.width - 40)
     scene.buttons = []
     entries = [
         ("over.play_again", scene.play_again, "play_again"),

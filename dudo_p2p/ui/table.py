@@ -51,7 +51,7 @@ from dudo_p2p.session import (
     Session,
     TurnTimer,
 )
-from dudo_p2p.ui import words
+from dudo_p2p.ui import draw, words
 from dudo_p2p.ui.composer import Composer, legal_bids
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.scene import Host, Scene
@@ -63,6 +63,7 @@ TOAST_S = 5.0  # how long an event sentence stays at the top of the table
 REFRESH_S = 0.5  # re-read the view at least this often (turn timers, remote tables)
 NET_SLICE_S = 0.02  # while idle, look at the input queue this often between node steps
 DEFAULT_BOT_DELAY_S = 0.9  # an in-process bot "thinks" this long so humans can follow
+NAME_SIZE, NAME_WIDTH = 26, 150  # a shown name fits this many pixels at this font size
 
 
 @runtime_checkable
@@ -179,8 +180,10 @@ class TableScene(Scene):
 
     def _named(self, names: Iterable[str]) -> tuple[str, ...]:
         """Names for display: an unnamed seat (our own, offline) reads "Jugador" / "Player"
-        (a third-person name, so the reveal's sentences stay grammatical)."""
-        return tuple(n or self.tr("table.you_name") for n in names)
+        (a third-person name, so the reveal's sentences stay grammatical); a long name is cut
+        to what a seat's plate shows, so sentences that name two players still fit."""
+        return tuple(draw.clip(n or self.tr("table.you_name"), NAME_SIZE, NAME_WIDTH)
+                     for n in names)
 
     @property
     def my_turn(self) -> bool:

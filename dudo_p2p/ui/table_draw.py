@@ -160,8 +160,7 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
             _dice_row(surface, (x, cup_bottom - 22), others, 30)
         else:
             draw.cup(surface, (x + shake, cup_bottom), 66, glow=to_act)
-    plate = pygame.Rect(0, 0, 190, 62)
-    plate.midtop = (x, cup_bottom + 10)
+    plate = plate_rect((x, y))
     edge = theme.GOLD if to_act else theme.PANEL_EDGE
     draw.panel(surface, plate, (40, 26, 18), edge, radius=10, alpha=225)
     if to_act:
@@ -181,11 +180,11 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
     if not alive:
         tag = scene.tr("table.eliminated")
     # dice left, as small blank dice on the plate's right; the tag gets the room before them
-    dice_left = plate.right - 14 - count * 15
+    strip = dice_strip(plate, count)
     draw.text(surface, tag, (plate.left + 10, plate.top + 32), 19, theme.MUTED, shadow=False,
-              max_width=dice_left - 6 - (plate.left + 10))
+              max_width=strip.left - 6 - (plate.left + 10))
     for i in range(count):
-        r = pygame.Rect(dice_left + i * 15, plate.top + 36, 12, 12)
+        r = pygame.Rect(strip.left + i * 15, strip.top, 12, 12)
         pygame.draw.rect(surface, theme.DIE, r, border_radius=3)
     deadline = scene.deadlines.get(seat)
     if to_act and deadline is not None:
@@ -194,6 +193,18 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
         draw.timer_ring(surface, (plate.right + 4, plate.top + 4), 18, left / total)
         draw.text(surface, str(int(left)), (plate.right + 4, plate.top + 4), 20, theme.CREAM,
                   anchor="center")
+
+
+def plate_rect(seat_point: tuple[int, int]) -> pygame.Rect:
+    """The name plate of the seat at ``seat_point`` (from :func:`seat_pos`), under its cup."""
+    plate = pygame.Rect(0, 0, 190, 62)
+    plate.midtop = (seat_point[0], seat_point[1] + 28)
+    return plate
+
+
+def dice_strip(plate: pygame.Rect, count: int) -> pygame.Rect:
+    """Where the plate shows ``count`` small blank dice (the dice a seat has left)."""
+    return pygame.Rect(plate.right - 14 - count * 15, plate.top + 36, count * 15, 12)
 
 
 def _dice_row(surface: pygame.Surface, center: tuple[int, int], dice: tuple[int, ...],
@@ -256,7 +267,7 @@ def _standing_bid(scene: TableScene, surface: pygame.Surface) -> None:
     draw.text(surface, bid.spoken(tr.lang), (cx, cy + 40), 44, theme.GOLD, anchor="center")
     if view.standing_bidder is not None:
         draw.text(surface, tr("table.by", name=_name(scene, view.standing_bidder)),
-                  (cx, cy + 76), 26, theme.CREAM, anchor="center")
+                  (cx, cy + 76), 26, theme.CREAM, anchor="center", max_width=PALIFICO_RULE_WIDTH)
 
 
 def _reveal_center(scene: TableScene, surface: pygame.Surface) -> None:
@@ -271,7 +282,7 @@ def _reveal_center(scene: TableScene, surface: pygame.Surface) -> None:
     y = box.top + 58
     for i, line in enumerate(reveal.lines):
         color = theme.CREAM if i < 2 else theme.GOLD
-        draw.text(surface, line, (cx, y), 27, color, anchor="center")
+        draw.text(surface, line, (cx, y), 27, color, anchor="center", max_width=box.width - 24)
         y += 32
     draw.text(surface, scene.tr("reveal.continue"), (cx, box.bottom + 18), 22, theme.MUTED,
               anchor="center")
@@ -367,7 +378,7 @@ def _composer(scene: TableScene, surface: pygame.Surface) -> None:
     help_line = "" if scene.blocked else comp.help_text(tr, bids, my_turn, scene.preview_min())
     ok = my_turn and comp.bid in bids
     draw.text(surface, help_line, (box.left + 20, box.bottom - 15), 23,
-              theme.GREEN if ok else theme.GOLD, anchor="midleft")
+              theme.GREEN if ok else theme.GOLD, anchor="midleft", max_width=box.width - 40)
     extras = scene.extra_calls()
     for i, kind in enumerate(extras):
         rect = pygame.Rect(0, 0, 190, 46)
@@ -502,7 +513,8 @@ def _toast(scene: TableScene, surface: pygame.Surface) -> None:
     box = pygame.Rect(0, 0, 760, 44)
     box.midtop = (CENTER[0], 62)
     draw.panel(surface, box, (70, 24, 20), theme.RED, radius=10, alpha=235)
-    draw.text(surface, text, box.center, 24, theme.CREAM, anchor="center")
+    draw.text(surface, text, box.center, 24, theme.CREAM, anchor="center",
+              max_width=box.width - 24)
 
 
 def _handover(scene: TableScene, surface: pygame.Surface) -> None:
@@ -514,6 +526,6 @@ def _handover(scene: TableScene, surface: pygame.Surface) -> None:
     name = _name(scene, seat)
     draw.cup(surface, (640, 330), 140, glow=True)
     draw.text(surface, scene.tr("handover.title", name=name), (640, 420), 56, theme.GOLD,
-              anchor="center")
+              anchor="center", max_width=1200)
     draw.text(surface, scene.tr("handover.hint", name=name), (640, 480), 28, theme.CREAM,
-              anchor="center")
+              anchor="center", max_width=1200)
