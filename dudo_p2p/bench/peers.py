@@ -69,11 +69,12 @@ class PeerLog:
 class Table:
     """``n`` bench peers (peer 0 hosts, the others join it by address), each a process, with
     journals in a temporary directory (``profile``: each writes cProfile stats to
-    ``{profile}{i}.prof``). Use as a context manager: every process is stopped
+    ``{profile}{i}.prof``, timed by ``profile_clock``, "wall" or "cpu"). Use as a context manager: every process is stopped
     (and killed if need be) on exit."""
 
     def __init__(self, n: int, *, pace: float, level: str = "easy", seed: int = 1,
-                 journal: bool = True, profile: str | None = None) -> None:
+                 journal: bool = True, profile: str | None = None,
+                 profile_clock: str = "wall") -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="dudo-bench-")
         work = Path(self._tmp.name)
         self.children: list[Child] = []
@@ -84,7 +85,8 @@ class Table:
             return ["--name", f"peer{i}", "--level", level, "--seed", str(seed + i),
                     "--pace", str(pace),
                     *(["--journal", str(work / f"journal{i}")] if journal else []),
-                    *(["--profile", f"{profile}{i}.prof"] if profile else [])]
+                    *(["--profile", f"{profile}{i}.prof", "--profile-clock", profile_clock]
+                      if profile else [])]
 
         try:
             host = Child.python(PEER_MODULE, "--players", str(n), *common(0))
