@@ -69,8 +69,8 @@ class PeerLog:
 class Table:
     """``n`` bench peers (peer 0 hosts, the others join it by address), each a process, with
     journals in a temporary directory (``profile``: each writes cProfile stats to
-    ``{profile}{i}.prof``, timed by ``profile_clock``, "wall" or "cpu"). Use as a context manager: every process is stopped
-    (and killed if need be) on exit."""
+    ``{profile}{i}.prof``, timed by ``profile_clock``, "wall" or "cpu"). Use as a context
+    manager: every process is stopped (and killed if need be) on exit."""
 
     def __init__(self, n: int, *, pace: float, level: str = "easy", seed: int = 1,
                  journal: bool = True, profile: str | None = None,
