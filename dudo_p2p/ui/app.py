@@ -16,6 +16,7 @@ import argparse
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -37,6 +38,9 @@ from dudo_p2p.ui.scene import Scene
 from dudo_p2p.ui.table import DEFAULT_BOT_DELAY_S, TableScene
 
 FRAME_S = 1 / 60
+# The window may not shrink below 75% of the canvas: the smallest text (19 px) stays about
+# 14 px on screen; at half size the plates and the key help could no longer be read.
+MIN_WINDOW = (960, 600)
 IDLE_WAIT_S = 0.25  # idle wake-up: session events and timers are seen within 0.25 s
 
 
@@ -113,6 +117,7 @@ class App:
             flags = pygame.FULLSCREEN if self.fullscreen else pygame.RESIZABLE
             size = (0, 0) if self.fullscreen else theme.SIZE
             self.window = pygame.display.set_mode(size, flags)
+            set_minimum_window_size(MIN_WINDOW)
 
     # -- the loop ----------------------------------------------------------------------
     def open_window(self) -> None:
@@ -121,6 +126,7 @@ class App:
         pygame.font.init()
         pygame.display.set_caption("Dudo")
         self.window = pygame.display.set_mode(theme.SIZE, pygame.RESIZABLE)
+        set_minimum_window_size(MIN_WINDOW)
         pygame.key.set_repeat(350, 60)
 
     def _to_canvas(self, pos: tuple[int, int]) -> tuple[int, int]:
@@ -203,6 +209,17 @@ class App:
                 self.dispatch(event)
                 dirty = True
         return 0
+
+
+def set_minimum_window_size(size: tuple[int, int]) -> None:
+    """Stop the user shrinking the open window below ``size`` (the window manager enforces it;
+    the canvas is then letterboxed at no less than that)."""
+    with warnings.catch_warnings():
+        # pygame-ce warns that drawing through a Window taken from the display module is
+        # deprecated; we only set its minimum size and keep drawing through pygame.display
+        warnings.simplefilter("ignore", DeprecationWarning)
+        window = pygame.Window.from_display_module()
+    window.minimum_size = size
 
 
 # -- command line ----------------------------------------------------------------------
