@@ -84,6 +84,7 @@ class RevealShow:
     started: float
     lines: list[str]
     actions: tuple[Action, ...] = ()
+    palifico: bool = False  # the round it ends was a palifico (the cloth stays wine red)
 
 
 class TableScene(Scene):
@@ -236,10 +237,12 @@ class TableScene(Scene):
                 case ActionTaken(action=action):
                     self.round_actions.append(action)
                 case RoundResolved(result=result):
+                    # the view is still the ended round's: the next one is read after events
                     wild = self.view.state.wild if self.view is not None else True
+                    palifico = self.view is not None and self.view.palifico_round is not None
                     lines = words.result_lines(self.tr, self.names, result)
                     self.reveal = RevealShow(result, wild, self.now, lines,
-                                             tuple(self.round_actions))
+                                             tuple(self.round_actions), palifico)
                     self.last_round = self.reveal
                     self.round_actions = []
                     # the outcome stays in the side panel's log after the reveal closes

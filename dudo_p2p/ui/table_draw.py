@@ -66,7 +66,9 @@ def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
     if view is None:
         draw.text(surface, scene.tr("table.waiting"), (640, 400), 40, anchor="center")
         return
-    palifico = view.palifico_round is not None
+    # a reveal keeps the cloth of the round it ends, though the next may already be dealt
+    palifico = (scene.reveal.palifico if scene.reveal is not None
+                else view.palifico_round is not None)
     draw.felt(surface, TABLE_RECT, palifico=palifico)
     _top_bar(scene, surface)
     hide_all = scene.handover_seat is not None

@@ -155,3 +155,24 @@ def test_the_log_keeps_the_newest_messages_that_fit_whole() -> None:
                + table_draw.MESSAGE_GAP for m in shown)
     assert used <= height
     assert table_draw.messages_shown(["short"], 298, 10) == []
+
+
+def test_the_reveal_keeps_the_cloth_of_the_round_it_ends(
+        clock: FakeClock, surface: pygame.Surface) -> None:
+    """A reveal that deals into a palifico round stays on green felt (it ended a normal
+    round), and the palifico round's own reveal is on wine red."""
+    app, scene = _table(clock, surface, "es", bots=2, seed=7, rules=RuleSet(starting_dice=3))
+    felt_point = (300, 470)  # on the cloth, clear of the seats and the reveal box
+
+    def cloth() -> str:
+        app.frame(update=False)
+        r, g, _ = tuple(surface.get_at(felt_point))[:3]
+        return "red" if r > g else "green"
+
+    _play_until(app, clock, scene, lambda s: s.reveal is not None and s.view is not None
+                and s.view.palifico_round is not None and not s.reveal.palifico)
+    assert cloth() == "green"
+    key(app, pygame.K_SPACE)
+    assert cloth() == "red"  # now the palifico round itself
+    _play_until(app, clock, scene, lambda s: s.reveal is not None and s.reveal.palifico)
+    assert cloth() == "red"
