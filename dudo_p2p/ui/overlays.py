@@ -98,6 +98,10 @@ def draw_menu(scene: TableScene, surface: pygame.Surface) -> None:
     scene.draw_buttons(surface)
 
 
+def _seat_name(scene: TableScene, seat: int) -> str:
+    return scene.names[seat] if seat < len(scene.names) else f"#{seat + 1}"
+
+
 def draw_winner(scene: TableScene, surface: pygame.Surface) -> None:
     """The end of the game: who won, and play again / lobby / quit."""
     tr = scene.tr
@@ -111,12 +115,19 @@ def draw_winner(scene: TableScene, surface: pygame.Surface) -> None:
     if winner == me and not scene.hotseat:
         title = tr("over.you_win")
     else:
-        name = scene.names[winner] if winner < len(scene.names) else f"#{winner + 1}"
-        title = tr("over.title", name=name)
+        title = tr("over.title", name=_seat_name(scene, winner))
     for i in range(5):
         draw.die(surface, (box.centerx - 120 + i * 60, box.top + 60), 40, 1 + (i + winner) % 6)
     draw.text(surface, title, (box.centerx, box.top + 140), 52, theme.GOLD, anchor="center",
               max_width=box.width - 40)
+    # who came second, third...: the question every table asks at the end
+    places = [tr("over.place", n=i + 1, name=_seat_name(scene, seat))
+              for i, seat in enumerate(scene.standings()) if i > 0]
+    rounds = scene.last_round.result.round_no if scene.last_round is not None else 0
+    summary = "  ·  ".join(places + ([tr("over.rounds", n=rounds)] if rounds else []))
+    for i, line in enumerate(draw.wrap(summary, 24, box.width - 80)[:3]):
+        draw.text(surface, line, (box.centerx, box.top + 196 + i * 26), 24, theme.CREAM,
+                  anchor="center", shadow=False)
     scene.buttons = []
     entries = [
         ("over.play_again", scene.play_again, "play_again"),

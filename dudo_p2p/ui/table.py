@@ -43,9 +43,11 @@ from dudo_p2p.rules import (
 )
 from dudo_p2p.session import (
     ActionTaken,
+    Event,
     GameOver,
     GameStarted,
     PlayerInfo,
+    PlayerLeft,
     RoundResolved,
     RoundStarted,
     Session,
@@ -118,6 +120,7 @@ class TableScene(Scene):
         self.reveal: RevealShow | None = None
         self.last_round: RevealShow | None = None  # kept after the reveal closes, for history
         self.round_actions: list[Action] = []  # ActionTaken since the round started
+        self.out_order: list[int] = []  # seats in the order they left the game
         self.winner: int | None = None
         self.deadlines: dict[int, float | None] = {}
         self.messages: collections.deque[str] = collections.deque(maxlen=6)
@@ -245,6 +248,7 @@ class TableScene(Scene):
                                              tuple(self.round_actions), palifico)
                     self.last_round = self.reveal
                     self.round_actions = []
+                    self._out(*result.eliminated)
                     # the outcome stays in the side panel's log after the reveal closes
                     self.messages.append(self.tr("table.round_outcome", n=result.round_no,
                                                  what=". ".join(lines[1:])))
@@ -252,10 +256,31 @@ class TableScene(Scene):
                     self.deadlines[seat] = deadline
                 case GameOver(winner=winner):
                     self.winner = winner
+                case PlayerLeft(seat=seat):
+                    self._out(seat)
+                    self.say_event(event)
                 case _:
-                    line = words.event_line(self.tr, self.names, event)
-                    if line is not None:
-                        self.say(line)
+                    self.say_event(event)
+
+    def say_event(self, event: Event) -> None:
+        """Tell the player about ``event`` in words, when it is one they must be told."""
+        line = words.event_line(self.tr, self.names, event)
+        if line is not None:
+            self.say(line)
+
+    def _out(self, *seats: int) -> None:
+        for seat in seats:
+            if seat not in self.out_order:
+                self.out_order.append(seat)
+
+    def standings(self) -> list[int]:
+        """Seats from first to last: the winner, then those who left the game latest first
+        (seats never seen leaving, e.g. on a table joined late, come last in seat order)."""
+        if self.winner is None:
+            return []
+        n = self.view.state.n_seats if self.view is not None else len(self.names)
+        order = [self.winner] + [s for s in reversed(self.out_order) if s != self.winner]
+        return order + [s for s in range(n) if s not in order]
 
     def update(self, now: float) -> None:
         self.now = now

@@ -10,6 +10,8 @@ import pygame
 import pytest
 
 from dudo_p2p.rules import Calzo, Dudo, Raise, RuleSet
+from dudo_p2p.session import GameOver, PlayerLeft
+from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import draw, table_draw
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.request import TableRequest
@@ -176,3 +178,31 @@ def test_the_reveal_keeps_the_cloth_of_the_round_it_ends(
     assert cloth() == "red"  # now the palifico round itself
     _play_until(app, clock, scene, lambda s: s.reveal is not None and s.reveal.palifico)
     assert cloth() == "red"
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_end_names_every_place_in_the_order_players_went_out(
+        clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder, lang: str) -> None:
+    app, scene = _table(clock, surface, lang, bots=3, seed=4, rules=RuleSet(starting_dice=3))
+    _play_until(app, clock, scene, lambda s: s.winner is not None and s.reveal is None)
+    session = scene.session
+    assert isinstance(session, LocalSession)
+    went_out = [seat for result in session.state.results for seat in result.eliminated]
+    assert len(went_out) == 3
+    assert scene.standings() == [session.state.winner, *reversed(went_out)]
+    recorder.frame(app)
+    summary = " ".join(m for m, _, _ in recorder.drawn)
+    tr = app.tr
+    for place, seat in enumerate(scene.standings()[1:], start=2):
+        assert tr("over.place", n=place, name=scene.names[seat]) in summary
+    assert tr("over.rounds", n=session.state.results[-1].round_no) in summary
+
+
+def test_a_player_who_left_the_table_counts_as_gone_out_at_that_moment(
+        clock: FakeClock, surface: pygame.Surface) -> None:
+    app, scene = _table(clock, surface, "es", bots=3, seed=4)
+    session = scene.session
+    assert isinstance(session, LocalSession)
+    session._events += [PlayerLeft(2, "timeout"), PlayerLeft(3, "forfeit"), GameOver(1)]
+    app.frame()
+    assert scene.standings() == [1, 3, 2, 0]  # 3 left after 2; seat 0 never seen going out
