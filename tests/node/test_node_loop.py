@@ -1,0 +1,59 @@
+"""The node loop's waiting: it sleeps in poll until the next timer, never spins (injected
+clock, a recording poller, sockets bound on loopback only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.node.node import TICK_EVERY, NetConfig, Node, poll_timeout_ms
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class RecordingPoller:
+    """Stands in for zmq.Poller: records each timeout, reports nothing ready, and moves the
+    fake clock on by the time a real poll would have slept."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+        self.timeouts: list[int] = []
+
+    def poll(self, timeout: int) -> list[Any]:
+        self.timeouts.append(timeout)
+        self.clock.now += timeout / 1000
+        return []
+
+
+def test_poll_timeout_rounds_up_so_the_last_millisecond_is_slept_not_spun() -> None:
+    assert poll_timeout_ms(-0.5) == 0
+    assert poll_timeout_ms(0.0) == 0
+    assert poll_timeout_ms(0.0003) == 1  # int() gave 0 here: poll returned at once
+    assert poll_timeout_ms(0.001) == 1
+    assert poll_timeout_ms(0.0495) == 50
+
+
+def test_a_step_towards_a_timer_under_a_millisecond_away_sleeps_instead_of_spinning() -> None:
+    clock = FakeClock()
+    identity = Identity.generate(lambda n: bytes(range(n)))
+    node = Node(identity, "loop", NetConfig(bind="127.0.0.1", discovery=False),
+                journal_path=None, clock=clock)
+    try:
+        poller = RecordingPoller(clock)
+        node.poller = poller  # type: ignore[assignment]  # only poll() is used
+        due = node.next_tick = clock.now + 0.0004
+        steps = 0
+        while clock.now < due and steps < 100:
+            node.step(TICK_EVERY)
+            steps += 1
+        # one poll of 1 ms reaches the tick; rounding down polled 0 ms for ever (the fake
+        # clock, like a busy loop, would not move)
+        assert poller.timeouts == [1]
+    finally:
+        node.close()
