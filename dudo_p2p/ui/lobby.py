@@ -33,6 +33,7 @@ RULE_FIELDS = tuple(name for name in VARIANTS if name != "starting_dice")
 RULES_PER_PAGE = 6
 DIRECTORY_POLL_S = 1.0
 JOIN_X = 480  # left edge of the Join buttons of the listed tables
+LANGUAGE_BUTTON = pygame.Rect(470, 24, 150, 44)  # top left, beside the title
 
 
 class LobbyScene(Scene):
@@ -106,6 +107,8 @@ class LobbyScene(Scene):
     def handle_key(self, key: int, mod: int) -> None:
         if key == pygame.K_ESCAPE:
             self.host.quit()
+        elif key == pygame.K_l:
+            self.host.toggle_language()
         elif key in (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE):
             self.host.start_table(self.request("bots"))
 
@@ -129,7 +132,11 @@ class LobbyScene(Scene):
         draw.background(surface)
         self.buttons = []
         draw.text(surface, tr("app.title"), (60, 14), 90, theme.GOLD)
-        draw.text(surface, tr("app.subtitle"), (62, 84), 22, theme.MUTED)
+        draw.text(surface, tr("app.subtitle"), (62, 84), 22, theme.MUTED, max_width=556)
+        # the language is chosen here too, before a game: named in the language it switches to
+        self.buttons.append(Button(LANGUAGE_BUTTON, tr("lobby.other_language"),
+                                   self.host.toggle_language, size=24, hotkey="L",
+                                   name="language"))
         self._draw_quick(surface)
         self._draw_tables(surface)
         self._draw_join(surface)
