@@ -16,7 +16,7 @@ from __future__ import annotations
 import collections
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Protocol, runtime_checkable
@@ -55,6 +55,7 @@ from dudo_p2p.session import (
 )
 from dudo_p2p.ui import draw, words
 from dudo_p2p.ui.composer import Composer, legal_bids
+from dudo_p2p.ui.i18n import Tr
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.scene import Host, Scene
 
@@ -65,7 +66,13 @@ TOAST_S = 5.0  # how long an event sentence stays at the top of the table
 REFRESH_S = 0.5  # re-read the view at least this often (turn timers, remote tables)
 NET_SLICE_S = 0.02  # while idle, look at the input queue this often between node steps
 DEFAULT_BOT_DELAY_S = 0.9  # an in-process bot "thinks" this long so humans can follow
+Words = Callable[[Tr], str]  # a message kept as how to say it: it follows a language switch
 NAME_SIZE, NAME_WIDTH = 26, 150  # a shown name fits this many pixels at this font size
+
+
+def keyed(key: str, **args: object) -> Words:
+    """The catalogue message ``key`` with ``args``, said in whatever language is shown."""
+    return lambda tr: tr(key, **args)
 
 
 @runtime_checkable
@@ -84,7 +91,6 @@ class RevealShow:
     result: RoundResult
     wild: bool
     started: float
-    lines: list[str]
     actions: tuple[Action, ...] = ()
     palifico: bool = False  # the round it ends was a palifico (the cloth stays wine red)
 
@@ -123,8 +129,8 @@ class TableScene(Scene):
         self.out_order: list[int] = []  # seats in the order they left the game
         self.winner: int | None = None
         self.deadlines: dict[int, float | None] = {}
-        self.messages: collections.deque[str] = collections.deque(maxlen=6)
-        self.toast: tuple[str, float] | None = None
+        self.messages: collections.deque[Words] = collections.deque(maxlen=6)
+        self.toast: tuple[Words, float] | None = None
         self.shake_started: float | None = None
         self.handover_seat: int | None = None  # hot-seat: the seat waiting to take the device
         self.shown_seat: int | None = None  # hot-seat: whose dice the screen may show
@@ -132,7 +138,8 @@ class TableScene(Scene):
         self.view: SeatView | None = None
         self.legal: list[Action] = []
         self.players: tuple[PlayerInfo, ...] = ()
-        self.names: tuple[str, ...] = ()
+        self._raw_names: tuple[str, ...] = ()  # as the table gave them
+        self._shown_names: tuple[str, tuple[str, ...], tuple[str, ...]] = ("", (), ())
         self._refreshed_at = -1e9
         self._changed = True
         self._timer_second = -1
@@ -164,9 +171,9 @@ class TableScene(Scene):
             self.legal = self.session.legal_actions()
             self.players = self.session.players()
         except DudoError as exc:
-            self.say(self.tr("error.generic", why=str(exc)))
+            self.say(keyed("error.generic", why=str(exc)))
             return
-        self.names = self._named(p.name for p in self.players)
+        self._raw_names = tuple(p.name for p in self.players)
         self._refreshed_at = self.now
         view = self.view
         if view != before_view or self.legal != before_legal:
@@ -182,22 +189,39 @@ class TableScene(Scene):
             self.handover_seat = self.session.seat
             self.looking = False
 
-    def _named(self, names: Iterable[str]) -> tuple[str, ...]:
+    @property
+    def names(self) -> tuple[str, ...]:
         """Names for display: an unnamed seat (our own, offline) reads "Jugador" / "Player"
-        (a third-person name, so the reveal's sentences stay grammatical); a long name is cut
-        to what a seat's plate shows, so sentences that name two players still fit."""
-        return tuple(draw.clip(n or self.tr("table.you_name"), NAME_SIZE, NAME_WIDTH)
-                     for n in names)
+        in the language shown now (a third-person name, so the reveal's sentences stay
+        grammatical); a long name is cut to what a seat's plate shows, so sentences that name
+        two players still fit. Cached per language and names."""
+        lang, raw, shown = self._shown_names
+        if lang != self.tr.lang or raw != self._raw_names:
+            raw = self._raw_names
+            shown = tuple(draw.clip(n or self.tr("table.you_name"), NAME_SIZE, NAME_WIDTH)
+                          for n in raw)
+            self._shown_names = (self.tr.lang, raw, shown)
+        return shown
 
     @property
     def my_turn(self) -> bool:
         """Our seat may act now (legal actions offered)."""
         return bool(self.legal)
 
-    def say(self, text: str) -> None:
+    def say(self, said: Words) -> None:
         """Tell the player something: a toast on the table and a line in the side panel."""
-        self.messages.append(text)
-        self.toast = (text, self.now)
+        self.messages.append(said)
+        self.toast = (said, self.now)
+
+    def message_texts(self) -> list[str]:
+        """The side panel's messages, oldest first, in the language shown now."""
+        return [said(self.tr) for said in self.messages]
+
+    def toast_text(self) -> str | None:
+        """The toast to show now (in the language shown now), if one is still up."""
+        if self.toast is None or self.now - self.toast[1] > TOAST_S:
+            return None
+        return self.toast[0](self.tr)
 
     def submit(self, action: Action) -> bool:
         """Hand ``action`` to the table if it is legal now; True when it was submitted."""
@@ -206,7 +230,7 @@ class TableScene(Scene):
         try:
             self.session.submit(action)
         except DudoError as exc:
-            self.say(self.tr("table.illegal", why=str(exc)))
+            self.say(keyed("table.illegal", why=str(exc)))
             return False
         self.legal = []
         self._next_step_at = self.now + self.bot_delay
@@ -225,14 +249,14 @@ class TableScene(Scene):
         try:
             events = self.session.poll_events()
         except DudoError as exc:
-            self.say(self.tr("error.generic", why=str(exc)))
+            self.say(keyed("error.generic", why=str(exc)))
             return
         if events:
             self._changed = True
         for event in events:
             match event:
                 case GameStarted(names=names):
-                    self.names = self._named(names)
+                    self._raw_names = tuple(names)
                 case RoundStarted():
                     self.shake_started = self.now
                     self.looking = self.looking and not self.hotseat
@@ -243,15 +267,13 @@ class TableScene(Scene):
                     # the view is still the ended round's: the next one is read after events
                     wild = self.view.state.wild if self.view is not None else True
                     palifico = self.view is not None and self.view.palifico_round is not None
-                    lines = words.result_lines(self.tr, self.names, result)
-                    self.reveal = RevealShow(result, wild, self.now, lines,
-                                             tuple(self.round_actions), palifico)
+                    self.reveal = RevealShow(result, wild, self.now, tuple(self.round_actions),
+                                             palifico)
                     self.last_round = self.reveal
                     self.round_actions = []
                     self._out(*result.eliminated)
                     # the outcome stays in the side panel's log after the reveal closes
-                    self.messages.append(self.tr("table.round_outcome", n=result.round_no,
-                                                 what=". ".join(lines[1:])))
+                    self.messages.append(partial(self._outcome, result))
                 case TurnTimer(seat=seat, deadline=deadline):
                     self.deadlines[seat] = deadline
                 case GameOver(winner=winner):
@@ -264,9 +286,13 @@ class TableScene(Scene):
 
     def say_event(self, event: Event) -> None:
         """Tell the player about ``event`` in words, when it is one they must be told."""
-        line = words.event_line(self.tr, self.names, event)
-        if line is not None:
-            self.say(line)
+        if words.event_line(self.tr, self.names, event) is not None:
+            self.say(lambda tr: words.event_line(tr, self.names, event) or "")
+
+    def _outcome(self, result: RoundResult, tr: Tr) -> str:
+        """A round's outcome for the log: "Ronda 3: En la mesa hay... Ana pierde un dado"."""
+        lines = words.result_lines(tr, self.names, result)
+        return tr("table.round_outcome", n=result.round_no, what=". ".join(lines[1:]))
 
     def _out(self, *seats: int) -> None:
         for seat in seats:

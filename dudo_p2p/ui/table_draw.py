@@ -25,7 +25,7 @@ from dudo_p2p.rules import (
     Pasar,
     odds,
 )
-from dudo_p2p.ui import draw, theme
+from dudo_p2p.ui import draw, theme, words
 from dudo_p2p.ui.composer import legal_bids
 from dudo_p2p.ui.i18n import HOUSE_RULE_KEYS, PALIFICO_MODE_KEYS
 from dudo_p2p.ui.overlays import draw_menu, draw_rules_overlay, draw_winner
@@ -276,13 +276,15 @@ def _reveal_center(scene: TableScene, surface: pygame.Surface) -> None:
     reveal = scene.reveal
     assert reveal is not None
     cx, cy = CENTER[0], CENTER[1] + 14
-    box = pygame.Rect(0, 0, 450, 60 + 32 * len(reveal.lines))
+    # said in the language shown now (the menu may switch it while the cups are up)
+    lines = words.result_lines(scene.tr, scene.names, reveal.result)
+    box = pygame.Rect(0, 0, 450, 60 + 32 * len(lines))
     box.center = (cx, cy)
     draw.panel(surface, box, (30, 20, 14), theme.GOLD, alpha=215)
     draw.text(surface, scene.tr("reveal.title"), (cx, box.top + 24), 38, theme.GOLD,
               anchor="center")
     y = box.top + 58
-    for i, line in enumerate(reveal.lines):
+    for i, line in enumerate(lines):
         color = theme.CREAM if i < 2 else theme.GOLD
         draw.text(surface, line, (cx, y), 27, color, anchor="center", max_width=box.width - 24)
         y += 32
@@ -414,8 +416,6 @@ def _side_panel(scene: TableScene, surface: pygame.Surface) -> None:
     title, actions, past = history_shown(scene)
     draw.text(surface, title, (x, y), 28, theme.GOLD, max_width=SIDE.width - 32)
     y += 38
-    from dudo_p2p.ui import words
-
     lines = [words.action_line(tr, scene.names, a) for a in actions]
     shown = lines[-HISTORY_LINES:]
     if not shown:
@@ -433,7 +433,7 @@ def _side_panel(scene: TableScene, surface: pygame.Surface) -> None:
     draw.text(surface, tr("table.messages"), (x, y), 28, theme.GOLD)
     y += 36
     keys_top = SIDE.bottom - 66
-    for block in messages_shown(list(scene.messages), SIDE.width - 32, keys_top - 8 - y):
+    for block in messages_shown(scene.message_texts(), SIDE.width - 32, keys_top - 8 - y):
         y = draw.text_block(surface, block, pygame.Rect(x, y, SIDE.width - 32, keys_top - y),
                             MESSAGE_SIZE, theme.CREAM) + MESSAGE_GAP
     draw.text_block(surface, tr("table.keys"),
@@ -507,10 +507,8 @@ def _prob_box(scene: TableScene, surface: pygame.Surface, x: int, y: int) -> Non
 
 
 def _toast(scene: TableScene, surface: pygame.Surface) -> None:
-    if scene.toast is None:
-        return
-    text, at = scene.toast
-    if scene.now - at > 5.0:
+    text = scene.toast_text()
+    if text is None:
         return
     box = pygame.Rect(0, 0, 760, 44)
     box.midtop = (CENTER[0], 62)

@@ -6,12 +6,21 @@ from __future__ import annotations
 import pygame
 import pytest
 
-from dudo_p2p.ui import draw
+from dudo_p2p.rules import Dudo
+from dudo_p2p.session import PlayerLeft
+from dudo_p2p.session.local import LocalSession
+from dudo_p2p.ui import draw, words
 from dudo_p2p.ui.app import App
+from dudo_p2p.ui.i18n import Tr
 from dudo_p2p.ui.lobby import LobbyScene
+from dudo_p2p.ui.request import TableRequest
+from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
 from .helpers import TextRecorder, bot_tables, click_button, key
+
+# words only the Spanish screen uses (the game terms ¡Dudo!/¡Calzo! are Spanish in both)
+SPANISH_ONLY = ("Jugador", "Ronda", "pierde", "dudó", "Mesa", "Apuestas", "sin tiempo")
 
 
 @pytest.fixture
@@ -33,3 +42,45 @@ def test_the_lobby_switches_language_with_its_button_and_with_l(
     assert "Español" in drawn  # the button now offers the way back
     key(app, pygame.K_l)
     assert app.tr.lang == "es" and "Crear mesa" in recorder.frame(app)
+
+
+def test_switching_language_mid_game_changes_every_string_on_screen(
+        clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder) -> None:
+    app = App(bot_tables, "es", clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
+    app.start_table(TableRequest("bots", bots=3, seed=5))
+    scene = app.scene
+    assert isinstance(scene, TableScene)
+    session = scene.session
+    assert isinstance(session, LocalSession)
+    reveals = 0
+    for _ in range(4000):  # two rounds, then stop on the third reveal
+        clock.advance(0.05)
+        app.frame()
+        if scene.reveal is not None:
+            reveals += 1
+            if reveals == 3:
+                break
+            key(app, pygame.K_SPACE)
+        elif scene.my_turn and not scene.blocked:
+            if scene.choices():
+                click_button(app, "choice_0")
+            else:
+                key(app, pygame.K_d if scene.offered(Dudo) else pygame.K_RETURN)
+    assert scene.reveal is not None
+    session._events.append(PlayerLeft(2, "timeout"))  # a toast and a log line, in Spanish
+    app.frame()
+    spanish = recorder.frame(app)
+    assert any("sin tiempo" in m for m in spanish)  # the toast is up
+    key(app, pygame.K_ESCAPE)
+    click_button(app, "language")
+    key(app, pygame.K_ESCAPE)
+    assert app.tr.lang == "en" and scene.overlay is None
+    drawn = recorder.frame(app)  # no update: the switch alone must change the screen
+    english = Tr("en")
+    for line in words.result_lines(english, scene.names, scene.reveal.result):
+        assert line in drawn
+    assert english("reveal.title") in drawn
+    text = " ".join(drawn)
+    assert "Player" in text and "ran out of time" in text and "Round 2: " in text
+    left_in_spanish = [m for m in drawn for w in SPANISH_ONLY if w in m]
+    assert not left_in_spanish

@@ -14,7 +14,7 @@ from dudo_p2p.rules.results import SeatCounts
 from dudo_p2p.session import CheatDetected, GameOver, RoundResolved
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import app as app_module
-from dudo_p2p.ui import bench
+from dudo_p2p.ui import bench, words
 from dudo_p2p.ui.app import App, add_parser
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.request import TableRequest
@@ -81,7 +81,8 @@ def test_every_screen_renders_in_both_languages(clock: FakeClock, surface: pygam
     session._events += [RoundResolved(result), CheatDetected(2, "bad_reveal")]
     clock.advance(0.3)
     app.frame()
-    assert scene.reveal is not None and len(scene.reveal.lines) >= 7
+    assert scene.reveal is not None
+    assert len(words.result_lines(app.tr, scene.names, scene.reveal.result)) >= 7
     shots["reveal"] = _is_drawn(surface)
     key(app, pygame.K_SPACE)
     session._events.append(GameOver(0))

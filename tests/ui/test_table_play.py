@@ -174,7 +174,7 @@ def test_events_are_told_in_plain_words(clock: FakeClock, surface: pygame.Surfac
                        CheatDetected(3, "something_new"), Notice("no.such.notice", ("x",)),
                        PlayerLeft(3, "weird_reason")]
     app.frame()
-    text = " | ".join(scene.messages)
+    text = " | ".join(scene.message_texts())
     assert "Carmen se quedó sin tiempo" in text
     assert "¡Trampa! Bruno firmó dos jugadas distintas" in text
     assert "¡Trampa! Diego fue descubierto" in text

@@ -112,7 +112,7 @@ def test_before_the_first_bid_the_previous_round_stays_readable(
     assert past and actions == ended.actions
     assert title == app.tr("table.history_of", n=ended.result.round_no)
     # the outcome stays in the table's log after the reveal closes
-    assert any(m.startswith(f"Ronda {ended.result.round_no}: ") for m in scene.messages)
+    assert any(m.startswith(f"Ronda {ended.result.round_no}: ") for m in scene.message_texts())
     _play_until(app, clock, scene, lambda s: s.view is not None and bool(s.view.state.bids))
     title, actions, past = table_draw.history_shown(scene)
     assert not past and title == app.tr("table.history")
