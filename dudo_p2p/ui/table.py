@@ -314,7 +314,7 @@ class TableScene(Scene):
         self.process_events()
         if (self.reveal is not None and self.reveal_hold > 0
                 and now - self.reveal.started >= self.reveal_hold):
-            self.reveal = None
+            self.dismiss_reveal()
         if (isinstance(self.session, Steppable) and not self.blocked
                 and now >= self._next_step_at and (not self.my_turn or self.hotseat)):
             self.session.step()
@@ -389,9 +389,12 @@ class TableScene(Scene):
         self.looking = False
 
     def dismiss_reveal(self) -> None:
-        """Leave the reveal and go on with the next round."""
+        """Leave the reveal and go on with the next round: the cups rattle now, when the
+        players see the new round begin (the table dealt it while the cups were up)."""
         self.reveal = None
         self._next_step_at = self.now + self.bot_delay
+        if self.winner is None:
+            self.shake_started = self.now
 
     def play_again(self) -> None:
         """Start a new game with the same request."""

@@ -303,6 +303,11 @@ def _own_hand(scene: TableScene, surface: pygame.Surface, hide_all: bool) -> Non
     dice = view.own_dice
     if hide_all:
         return
+    if scene.reveal is not None:
+        # the next round's dice wait under the cup until the reveal is over: beside the
+        # revealed hand they read as if our dice had changed
+        draw.cup(surface, (box.centerx, box.top + 138), 92)
+        return
     if dice is None:
         if view.palifico_round is not None and view.state.alive[scene.session.seat]:
             draw.text_block(surface, tr("table.hidden_open"),

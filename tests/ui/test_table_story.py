@@ -15,7 +15,7 @@ from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import draw, table_draw
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.request import TableRequest
-from dudo_p2p.ui.table import TableScene
+from dudo_p2p.ui.table import TableScene, own_hand_rect
 
 from .conftest import FakeClock
 from .helpers import TextRecorder, bot_tables, click_button, key
@@ -206,3 +206,32 @@ def test_a_player_who_left_the_table_counts_as_gone_out_at_that_moment(
     session._events += [PlayerLeft(2, "timeout"), PlayerLeft(3, "forfeit"), GameOver(1)]
     app.frame()
     assert scene.standings() == [1, 3, 2, 0]  # 3 left after 2; seat 0 never seen going out
+
+
+def test_the_next_hand_stays_under_the_cup_until_the_reveal_is_over(
+        clock: FakeClock, surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
+    app, scene = _table(clock, surface, "es", bots=2, seed=3)
+    _play_until(app, clock, scene, lambda s: s.reveal is not None and s.winner is None)
+    scene.looking = True
+    hand = own_hand_rect()
+    dice_in_hand: list[tuple[int, int]] = []
+    real_die = draw.die
+
+    def die(surface: pygame.Surface, center: tuple[int, int], size: int, face: int,
+            **kw: object) -> pygame.Rect:
+        if hand.collidepoint(center):
+            dice_in_hand.append(center)
+        return real_die(surface, center, size, face, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(draw, "die", die)
+    app.frame(update=False)
+    assert dice_in_hand == []  # only the cup: the new hand is not shown beside the old one
+    clock.advance(0.5)
+    app.frame()
+    assert scene.reveal is not None and scene.shake_started != clock.now
+    key(app, pygame.K_SPACE)
+    assert scene.reveal is None and scene.shake_started == clock.now  # the new round rattles
+    assert scene.animating(clock.now)
+    app.frame(update=False)
+    assert scene.view is not None and scene.view.own_dice
+    assert len(dice_in_hand) == len(scene.view.own_dice)
