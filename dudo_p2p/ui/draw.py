@@ -274,14 +274,18 @@ def button(
 ) -> None:
     """A raised button; disabled buttons are flat and grey so the state reads at a glance."""
     base = color if enabled else theme.BUTTON_DISABLED
-    if enabled and hover:
-        base = tuple(min(255, c + 28) for c in base)  # type: ignore[assignment]
     if enabled:
         pygame.draw.rect(surface, (0, 0, 0), rect.move(0, 4), border_radius=12)
     pygame.draw.rect(surface, base, rect, border_radius=12)
     edge = tuple(min(255, c + 50) for c in base)
-    pygame.draw.rect(surface, edge, rect, width=2, border_radius=12)
-    fg = theme.CREAM if enabled else theme.DIM
+    # Hover rings the button in gold instead of lightening it: a lighter fill took the cream
+    # label down to 2.4:1.
+    if enabled and hover:
+        pygame.draw.rect(surface, theme.GOLD, rect, width=3, border_radius=12)
+    else:
+        pygame.draw.rect(surface, edge, rect, width=2, border_radius=12)
+    # a disabled label stays readable (3.8:1), so the controls can be learnt while waiting
+    fg = theme.CREAM if enabled else theme.MUTED
     text(surface, label, rect.center, size, fg, anchor="center", shadow=enabled,
          max_width=rect.width - 2 * BUTTON_PAD)
     if hotkey:

@@ -142,7 +142,7 @@ class LobbyScene(Scene):
         self._draw_join(surface)
         self._draw_create(surface)
         hint = self.message or tr("lobby.hint")
-        color = theme.RED if self.message else theme.DIM
+        color = theme.RED if self.message else theme.HINT
         draw.text(surface, hint, (640, 780), 22, color, anchor="midbottom", max_width=1240)
         self.draw_buttons(surface)
         self.address.draw(surface, tr("lobby.address_hint"))

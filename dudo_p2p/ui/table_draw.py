@@ -288,7 +288,7 @@ def _reveal_center(scene: TableScene, surface: pygame.Surface) -> None:
         color = theme.CREAM if i < 2 else theme.GOLD
         draw.text(surface, line, (cx, y), 27, color, anchor="center", max_width=box.width - 24)
         y += 32
-    draw.text(surface, scene.tr("reveal.continue"), (cx, box.bottom + 18), 22, theme.MUTED,
+    draw.text(surface, scene.tr("reveal.continue"), (cx, box.bottom + 18), 22, theme.CREAM,
               anchor="center")
 
 
@@ -442,7 +442,7 @@ def _side_panel(scene: TableScene, surface: pygame.Surface) -> None:
         y = draw.text_block(surface, block, pygame.Rect(x, y, SIDE.width - 32, keys_top - y),
                             MESSAGE_SIZE, theme.CREAM) + MESSAGE_GAP
     draw.text_block(surface, tr("table.keys"),
-                    pygame.Rect(x, keys_top, SIDE.width - 32, 60), 19, theme.DIM)
+                    pygame.Rect(x, keys_top, SIDE.width - 32, 60), 19, theme.HINT)
 
 
 MESSAGE_SIZE = 21
@@ -486,14 +486,14 @@ def _prob_box(scene: TableScene, surface: pygame.Surface, x: int, y: int) -> Non
     tr, view = scene.tr, scene.view
     assert view is not None
     if not scene.show_prob:
-        draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.DIM)
+        draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.HINT)
         return
     bid = view.standing_bid
     # the hint counts our dice only while we look at them: with the cup down it would tell
     # whoever glances at the screen what is under it
     own = view.own_dice if scene.looking else ()
     if bid is None or own is None or scene.handover_seat is not None:
-        draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.DIM)
+        draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.HINT)
         return
     wild = view.state.wild
     unseen = view.total_dice - len(own)

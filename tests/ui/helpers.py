@@ -6,7 +6,7 @@ import pygame
 
 from dudo_p2p.bots import make_bot
 from dudo_p2p.session import Session
-from dudo_p2p.ui import draw, widgets
+from dudo_p2p.ui import draw, theme, widgets
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.local_tables import local_factory
 from dudo_p2p.ui.request import TableRequest
@@ -41,19 +41,22 @@ class TextRecorder:
 
     def __init__(self) -> None:
         self.drawn: list[tuple[str, pygame.Rect, int | None]] = []
+        self.styles: list[tuple[int, tuple[int, int, int]]] = []  # (size, colour) of each
         self._real = draw.text
 
     def __call__(self, surface: pygame.Surface, message: str, pos: tuple[int, int],
-                 size: int = 28, color: tuple[int, int, int] = (0, 0, 0), *,
+                 size: int = 28, color: tuple[int, int, int] = theme.CREAM, *,
                  anchor: str = "topleft", shadow: bool = True,
                  max_width: int | None = None) -> pygame.Rect:
         rect = self._real(surface, message, pos, size, color, anchor=anchor, shadow=shadow,
                           max_width=max_width)
         self.drawn.append((message, rect, max_width))
+        self.styles.append((size, color))
         return rect
 
     def frame(self, app: App) -> list[str]:
         """Draw one frame (without advancing the scene) and return the strings it drew."""
         self.drawn = []
+        self.styles = []
         app.frame(update=False)
         return [m for m, _, _ in self.drawn]
