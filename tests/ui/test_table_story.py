@@ -12,7 +12,7 @@ import pytest
 from dudo_p2p.rules import Calzo, Dudo, Raise, RuleSet
 from dudo_p2p.session import GameOver, PlayerLeft
 from dudo_p2p.session.local import LocalSession
-from dudo_p2p.ui import draw, table_draw
+from dudo_p2p.ui import draw, side_panel, table_draw
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene, own_hand_rect
@@ -72,7 +72,7 @@ def test_the_reveal_shows_the_round_it_ends_not_the_next_one(
     assert tr("table.your_turn") not in drawn  # the next round's turn waits for the reveal
     assert tr("reveal.title") in drawn
     # the history panel lists the bids that led to the call, the call last
-    title, actions, past = table_draw.history_shown(scene)
+    title, actions, past = side_panel.history_shown(scene)
     assert title == tr("table.history_of", n=ended) and past
     assert isinstance(actions[-1], Dudo | Calzo)
     assert all(isinstance(a, Raise) for a in actions[:-1]) and actions[:-1]
@@ -108,13 +108,13 @@ def test_before_the_first_bid_the_previous_round_stays_readable(
     assert ended is not None
     key(app, pygame.K_SPACE)
     assert scene.reveal is None and scene.view is not None and not scene.view.state.bids
-    title, actions, past = table_draw.history_shown(scene)
+    title, actions, past = side_panel.history_shown(scene)
     assert past and actions == ended.actions
     assert title == app.tr("table.history_of", n=ended.result.round_no)
     # the outcome stays in the table's log after the reveal closes
     assert any(m.startswith(f"Ronda {ended.result.round_no}: ") for m in scene.message_texts())
     _play_until(app, clock, scene, lambda s: s.view is not None and bool(s.view.state.bids))
-    title, actions, past = table_draw.history_shown(scene)
+    title, actions, past = side_panel.history_shown(scene)
     assert not past and title == app.tr("table.history")
     assert actions == tuple(scene.view.state.bids)
 
@@ -149,14 +149,14 @@ def test_the_log_keeps_the_newest_messages_that_fit_whole() -> None:
     long = "Ronda 9: " + "la mesa tenía muchos dados y alguien perdió uno " * 3
     messages = [f"m{i} " + long for i in range(10)]
     height = 160
-    shown = table_draw.messages_shown(messages, 298, height)
+    shown = side_panel.messages_shown(messages, 298, height)
     assert shown and shown[-1] == messages[-1]  # the newest is always there
     assert shown == messages[-len(shown):]  # oldest first, no gaps
-    line_h = pygame.font.Font(None, table_draw.MESSAGE_SIZE).get_linesize() + 4
-    used = sum(len(draw.wrap(m, table_draw.MESSAGE_SIZE, 298)) * line_h
-               + table_draw.MESSAGE_GAP for m in shown)
+    line_h = pygame.font.Font(None, side_panel.MESSAGE_SIZE).get_linesize() + 4
+    used = sum(len(draw.wrap(m, side_panel.MESSAGE_SIZE, 298)) * line_h
+               + side_panel.MESSAGE_GAP for m in shown)
     assert used <= height
-    assert table_draw.messages_shown(["short"], 298, 10) == []
+    assert side_panel.messages_shown(["short"], 298, 10) == []
 
 
 def test_the_reveal_keeps_the_cloth_of_the_round_it_ends(

@@ -1,0 +1,118 @@
+"""The table's side panel: the bids (of this round, of the round a reveal ends, or of the
+previous round before the first bid), the probability guide, and the table's log.
+
+Reads the scene's state; never talks to the session.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pygame
+
+from dudo_p2p.rules import FACE_NAMES, Action, odds
+from dudo_p2p.ui import draw, theme, words
+
+if TYPE_CHECKING:
+    from dudo_p2p.ui.table import TableScene
+
+SIDE = pygame.Rect(934, 64, 330, 728)
+
+
+def draw_side_panel(scene: TableScene, surface: pygame.Surface) -> None:
+    tr, view = scene.tr, scene.view
+    assert view is not None
+    draw.panel(surface, SIDE)
+    x = SIDE.left + 16
+    y = SIDE.top + 12
+    title, actions, past = history_shown(scene)
+    draw.text(surface, title, (x, y), 28, theme.GOLD, max_width=SIDE.width - 32)
+    y += 38
+    lines = [words.action_line(tr, scene.names, a) for a in actions]
+    shown = lines[-HISTORY_LINES:]
+    if not shown:
+        draw.text(surface, "—", (x, y), 24, theme.DIM)
+    for i, line in enumerate(shown):
+        last = i == len(shown) - 1 and not past
+        draw.text(surface, line, (x, y), 24, theme.CREAM if last else theme.MUTED, shadow=False,
+                  max_width=SIDE.width - 32)
+        y += 28
+    y = SIDE.top + 320
+    pygame.draw.line(surface, theme.PANEL_EDGE, (x, y - 10), (SIDE.right - 16, y - 10), 1)
+    _prob_box(scene, surface, x, y)
+    y = SIDE.top + 440
+    pygame.draw.line(surface, theme.PANEL_EDGE, (x, y - 10), (SIDE.right - 16, y - 10), 1)
+    draw.text(surface, tr("table.messages"), (x, y), 28, theme.GOLD)
+    y += 36
+    keys_top = SIDE.bottom - 66
+    for block in messages_shown(scene.message_texts(), SIDE.width - 32, keys_top - 8 - y):
+        y = draw.text_block(surface, block, pygame.Rect(x, y, SIDE.width - 32, keys_top - y),
+                            MESSAGE_SIZE, theme.CREAM) + MESSAGE_GAP
+    draw.text_block(surface, tr("table.keys"),
+                    pygame.Rect(x, keys_top, SIDE.width - 32, 60), 19, theme.HINT)
+
+
+MESSAGE_SIZE = 21
+MESSAGE_GAP = 6
+
+
+def messages_shown(messages: list[str], width: int, height: int) -> list[str]:
+    """The newest messages that fit whole in ``width`` x ``height`` pixels, oldest first (a
+    message is never cut in the middle: the oldest ones give way)."""
+    line_h = theme.font(MESSAGE_SIZE).get_linesize() + 4
+    shown: list[str] = []
+    used = 0
+    for message in reversed(messages):
+        need = len(draw.wrap(message, MESSAGE_SIZE, width)) * line_h + MESSAGE_GAP
+        if used + need > height:
+            break
+        shown.append(message)
+        used += need
+    return shown[::-1]
+
+
+HISTORY_LINES = 9  # bids the side panel has room for (the latest ones)
+
+
+def history_shown(scene: TableScene) -> tuple[str, tuple[Action, ...], bool]:
+    """What the side panel's history shows: ``(title, actions, past)``. During a reveal, the
+    round it ends (the view has moved on to the next round); before the first bid of a round,
+    the previous round, so nobody has to remember how the last one went; otherwise the
+    bids of this round. ``past`` is True when the actions are not this round's."""
+    tr, view = scene.tr, scene.view
+    assert view is not None
+    shown = scene.reveal
+    if shown is None and not view.state.bids and scene.last_round is not None:
+        shown = scene.last_round
+    if shown is not None:
+        return (tr("table.history_of", n=shown.result.round_no), shown.actions, True)
+    return tr("table.history"), tuple(view.state.bids), False
+
+
+def _prob_box(scene: TableScene, surface: pygame.Surface, x: int, y: int) -> None:
+    tr, view = scene.tr, scene.view
+    assert view is not None
+    if not scene.show_prob:
+        draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.HINT)
+        return
+    bid = view.standing_bid
+    # the hint counts our dice only while we look at them: with the cup down it would tell
+    # whoever glances at the screen what is under it
+    own = view.own_dice if scene.looking else ()
+    if bid is None or own is None or scene.handover_seat is not None:
+        draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.HINT)
+        return
+    wild = view.state.wild
+    unseen = view.total_dice - len(own)
+    p = odds.chance_at_least(bid.count, bid.face, own, unseen, wild=wild)
+    expected = odds.expected_total(bid.face, own, unseen, wild=wild)
+    pct = round(p * 100)
+    color = theme.GREEN if pct >= 50 else theme.RED
+    draw.text(surface, tr("table.prob", p=pct), (x, y), 24, color)
+    bar = pygame.Rect(x, y + 30, SIDE.width - 32, 12)
+    pygame.draw.rect(surface, (30, 20, 14), bar, border_radius=6)
+    pygame.draw.rect(surface, color, (bar.left, bar.top, int(bar.width * p), bar.height),
+                     border_radius=6)
+    face_name = FACE_NAMES[tr.lang][bid.face]
+    draw.text_block(surface, tr("table.expected", x=f"{expected:.1f}", face=face_name),
+                    pygame.Rect(x, y + 52, SIDE.width - 32, 50), 21, theme.MUTED)
