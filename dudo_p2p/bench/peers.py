@@ -40,6 +40,7 @@ class PeerLog:
     left: dict[int, float] = field(default_factory=dict)  # seat -> first PlayerLeft stamp
     over: float | None = None
     rss_mb: float | None = None
+    done: float | None = None  # when it stopped (the game settled, stdin closed or timeout)
     cpu_s: float | None = None  # CPU seconds used from seated to done
     links: dict[str, int] = field(default_factory=dict)  # the peer's link counters
 
@@ -59,6 +60,7 @@ class PeerLog:
             case "links":
                 self.links = json.loads(rest)
             case "done":
+                self.done = float(parts[0])
                 self.rss_mb = float(parts[1])
                 if len(parts) > 2:
                     self.cpu_s = float(parts[2])

@@ -249,16 +249,24 @@ class Node:
         return self.machine is not None and self.machine.over
 
     def settled(self) -> bool:
-        """Over, and every live seat's heartbeat shows our log length (or the grace ran out):
-        safe to leave without stranding a peer that still needs our last entries."""
+        """Over, and the heartbeat of every other seat still at the table (not removed, dice
+        or not) shows our log length, or the grace ran out: safe to leave without stranding
+        a peer that still needs our last entries.
+
+        Every seat, not only the ones with dice: at the end only the winner has dice, so
+        waiting for the "live" seats let the winner leave at once and left everyone else
+        waiting for a heartbeat from a peer that was gone (the whole grace, 3 s, on every
+        game). Each node sends a heartbeat the moment its game ends (:meth:`_game_over`), so
+        all of them settle within a round trip of the last entry."""
         machine = self.machine
         if machine is None or not machine.over or self.over_at is None:
             return False
         if self.clock() - self.over_at > SETTLE_GRACE or machine.removed_me:
             return True
         length = len(machine.replica.chain)
-        live = [s for s in machine.replica.live_seats() if s != machine.seat]
-        return all(machine.peer_lengths.get(s, -1) >= length for s in live)
+        gone = {target for _, target in machine.certificates} | machine.expelled
+        others = [s for s in range(machine.seating.n) if s != machine.seat and s not in gone]
+        return all(machine.peer_lengths.get(s, -1) >= length for s in others)
 
     @property
     def table_code(self) -> str | None:
@@ -388,7 +396,7 @@ class Node:
                     log.warning("cannot link to %s:%s: %s", host, port, exc)
             case Emit(event=event):
                 self.events.append(event)
-                self._watch(event)
+                follow.extend(self._watch(event))
             case Log(level=level, text=text):
                 log.log(logging.getLevelName(level.upper()), "%s", text)
             case Refused(reason=reason):
@@ -433,13 +441,26 @@ class Node:
                 except InvalidValue as exc:
                     log.warning("cannot link to seat %d at %s:%s: %s", seat, host, port, exc)
 
-    def _watch(self, event: Event) -> None:
+    def _watch(self, event: Event) -> list[AnyEffect]:
         machine = self.machine
         ended = isinstance(event, GameOver) or (
             isinstance(event, PlayerLeft) and machine is not None and machine.removed_me
         )
-        if ended and self.over_at is None:
-            self.over_at = self.clock()
+        if not ended or self.over_at is not None:
+            return []
+        self.over_at = self.clock()
+        return self._game_over() if isinstance(event, GameOver) else []
+
+    def _game_over(self) -> list[AnyEffect]:
+        """Tell every seat our final log length now, not at the next heartbeat (up to 1 s
+        away): the others leave as soon as every seat has shown them it holds the whole
+        log (:meth:`settled`), and a peer that left before its next heartbeat would make
+        them wait for the whole grace."""
+        machine = self.machine
+        assert machine is not None
+        now = self.clock()
+        machine.next_heartbeat = now  # the machine's own heartbeat, just due at once
+        return list(machine.tick(now))
 
     def _update_beacon(self) -> None:
         if self.discovery is None:

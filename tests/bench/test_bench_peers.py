@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from dudo_p2p.bench.peers import PeerLog, agreed_bids, measure_bids, measure_dead_peer
+from dudo_p2p.bench.peers import PeerLog, Table, agreed_bids, measure_bids, measure_dead_peer
+from dudo_p2p.node.node import SETTLE_GRACE
 
 
 def _log(lines: list[str]) -> PeerLog:
@@ -23,7 +24,7 @@ def test_peer_log_parses_every_line_kind() -> None:
     assert log.submits == {7: (10.5, "Raise", "seat 2 bids 3x4")}
     assert log.taken == {7: (10.52, "Raise", "seat 2 bids 3x4")}
     assert log.left == {1: 20.0}  # the first removal event counts
-    assert log.over == 30.0 and log.rss_mb == 41.5 and log.cpu_s == 2.25
+    assert log.over == 30.0 and log.rss_mb == 41.5 and log.cpu_s == 2.25 and log.done == 31.0
 
 
 def test_a_bid_counts_from_its_submission_to_the_last_peer_holding_it() -> None:
@@ -46,7 +47,8 @@ def test_a_bid_that_differs_between_peers_is_not_counted() -> None:
 @pytest.mark.e2e
 def test_three_real_peers_agree_on_bids_and_remove_a_killed_one() -> None:
     bids = measure_bids(3, 3, 100.0, timeout=60.0)
-    assert bids["bids_measured"] is not None and bids["bids_measured"] >= 3
+    measured = bids["bids_measured"]
+    assert isinstance(measured, float) and measured >= 3
     for key in ("bid_final_ms_p50", "bid_final_ms_p99", "consensus_ratio"):
         value = bids[key]
         assert isinstance(value, float) and value > 0, key
@@ -54,3 +56,20 @@ def test_three_real_peers_agree_on_bids_and_remove_a_killed_one() -> None:
     detected, first = dead["dead_peer_detected_s"], dead["dead_peer_first_s"]
     assert isinstance(detected, float) and isinstance(first, float)
     assert 0 < first <= detected
+
+
+@pytest.mark.e2e
+def test_every_peer_leaves_within_a_round_trip_of_the_game_end_not_after_the_grace() -> None:
+    # The peers stop by themselves once settled (stdin stays open). Each sends its final
+    # log length at once when its game ends, and waits for every seat's, dice or not; when
+    # only the seats with dice counted, the winner left at once and the others sat out the
+    # whole grace waiting for its heartbeat.
+    with Table(3, pace=0.0) as table:
+        logs = table.logs
+        table.run_until(lambda: all(log.done is not None for log in logs), 90.0,
+                        "every peer done by itself")
+    over = [log.over for log in logs]
+    done = [log.done for log in logs]
+    assert all(isinstance(t, float) for t in over + done)
+    tail = max(t for t in done if t is not None) - min(t for t in over if t is not None)
+    assert tail < SETTLE_GRACE / 2, f"the last peer left {tail:.2f} s after the game ended"
