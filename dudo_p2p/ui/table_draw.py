@@ -125,7 +125,10 @@ def _turn_text(scene: TableScene) -> str:
         return scene.tr("table.game_over")
     if scene.my_turn:
         return scene.tr("table.your_turn")
-    if view.to_act is None:
+    if view.to_act is None or view.to_act == scene.session.seat:
+        # our seat is next by the rules, but the table has not agreed yet on what came
+        # before (a networked round still being dealt, or our own move in flight): not
+        # "<our name>'s turn" with every button off
         return scene.tr("table.waiting")
     return scene.tr("table.turn_of", name=_name(scene, view.to_act))
 
@@ -382,6 +385,8 @@ def _composer(scene: TableScene, surface: pygame.Surface) -> None:
                                 enabled=scene.offered(Calzo) is not None and not scene.blocked,
                                 color=theme.BUTTON_CALZO, size=32, hotkey="C", name="calzo"))
     help_line = "" if scene.blocked else comp.help_text(tr, bids, my_turn, scene.preview_min())
+    if not my_turn and view.to_act == scene.session.seat and not scene.blocked:
+        help_line = tr("table.waiting")
     ok = my_turn and comp.bid in bids
     draw.text(surface, help_line, (box.left + 20, box.bottom - 15), 23,
               theme.GREEN if ok else theme.GOLD, anchor="midleft", max_width=box.width - 40)

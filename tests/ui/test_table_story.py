@@ -235,3 +235,20 @@ def test_the_next_hand_stays_under_the_cup_until_the_reveal_is_over(
     app.frame(update=False)
     assert scene.view is not None and scene.view.own_dice
     assert len(dice_in_hand) == len(scene.view.own_dice)
+
+
+def test_our_seat_next_without_moves_yet_reads_as_waiting_not_as_our_name(
+        clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A networked table names our seat to act before it has agreed what came before (the
+    round still being dealt): seen in a real game as "Turno de Jugador-1YCB", buttons off."""
+    app, scene = _table(clock, surface, "es", bots=2, seed=3)
+    _play_until(app, clock, scene, lambda s: s.my_turn and not s.blocked)
+    monkeypatch.setattr(scene.session, "legal_actions", lambda: [])
+    scene.refresh()
+    assert scene.view is not None and scene.view.to_act == scene.session.seat
+    assert not scene.my_turn
+    drawn = recorder.frame(app)
+    assert drawn.count(app.tr("table.waiting")) == 2  # the top bar and the composer's line
+    assert not any(m.startswith("Turno de") for m in drawn)
+    assert app.tr("table.not_your_turn") not in drawn
