@@ -127,6 +127,7 @@ class TableScene(Scene):
         self.last_round: RevealShow | None = None  # kept after the reveal closes, for history
         self.round_actions: list[Action] = []  # ActionTaken since the round started
         self.out_order: list[int] = []  # seats in the order they left the game
+        self.dealt_round: int | None = None  # the round of the last RoundStarted
         self.winner: int | None = None
         self.deadlines: dict[int, float | None] = {}
         self.messages: collections.deque[Words] = collections.deque(maxlen=6)
@@ -257,10 +258,15 @@ class TableScene(Scene):
             match event:
                 case GameStarted(names=names):
                     self._raw_names = tuple(names)
-                case RoundStarted():
+                case RoundStarted(round_no=round_no):
                     self.shake_started = self.now
                     self.looking = self.looking and not self.hotseat
+                    if any(isinstance(a, Raise | Picado | Pasar) for a in self.round_actions):
+                        # bids, then a new deal with no reveal: the table voided the round
+                        # (a peer left mid-round); its bids vanish, so say why
+                        self.say(keyed("table.round_voided", n=self.dealt_round or "?"))
                     self.round_actions = []
+                    self.dealt_round = round_no
                 case ActionTaken(action=action):
                     self.round_actions.append(action)
                 case RoundResolved(result=result):

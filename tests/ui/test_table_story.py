@@ -10,7 +10,7 @@ import pygame
 import pytest
 
 from dudo_p2p.rules import Calzo, Dudo, Raise, RuleSet
-from dudo_p2p.session import GameOver, PlayerLeft
+from dudo_p2p.session import GameOver, PlayerLeft, RoundStarted
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import draw, side_panel, table_draw
 from dudo_p2p.ui.app import App
@@ -252,3 +252,23 @@ def test_our_seat_next_without_moves_yet_reads_as_waiting_not_as_our_name(
     assert drawn.count(app.tr("table.waiting")) == 2  # the top bar and the composer's line
     assert not any(m.startswith("Turno de") for m in drawn)
     assert app.tr("table.not_your_turn") not in drawn
+
+
+def test_a_round_dealt_again_without_a_reveal_is_said_to_be_called_off(
+        clock: FakeClock, surface: pygame.Surface) -> None:
+    """When a peer leaves mid-round the table voids the round and deals again: its bids
+    vanish from the history, so the table says why."""
+    app, scene = _table(clock, surface, "es", bots=3, seed=5)
+    _play_until(app, clock, scene, lambda s: s.reveal is not None)
+    key(app, pygame.K_SPACE)
+    assert not any("anulada" in m for m in scene.message_texts())  # a normal round end
+    _play_until(app, clock, scene, lambda s: s.view is not None and len(s.view.state.bids) >= 2
+                and not s.blocked)
+    session = scene.session
+    assert isinstance(session, LocalSession) and scene.view is not None
+    voided = scene.view.round_no
+    session._events += [PlayerLeft(2, "timeout"),
+                        RoundStarted(voided + 1, 0, scene.view.dice_counts, None)]
+    app.frame()
+    said = app.tr("table.round_voided", n=voided)
+    assert said in scene.message_texts() and scene.toast_text() == said
