@@ -3,7 +3,7 @@
 A :class:`Lobby` is one peer's side of seating a table, in the effect style of
 :class:`~dudo_p2p.consensus.machine.TableMachine`: ``receive``/``tick``/``add_target`` return
 a list of effects the node carries out in order (:class:`Connect`, :class:`SendTo`,
-:class:`~dudo_p2p.consensus.machine.Log`, :class:`Refused`, :class:`Seated`). Peers are named
+:class:`~dudo_p2p.consensus.effects.Log`, :class:`Refused`, :class:`Seated`). Peers are named
 by the key their link is held under: an Ed25519 public key, or, before a ``--join`` target
 has answered, a placeholder the node made up.
 
@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 
 import msgpack
 
+from dudo_p2p.consensus.effects import Log
 from dudo_p2p.consensus.genesis import Candidate, open_genesis, propose, seating_from, sign
-from dudo_p2p.consensus.machine import Log
 from dudo_p2p.consensus.replica import Seating
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError, InvalidValue, RemoteProtocolError

@@ -20,6 +20,15 @@ A :class:`TableMachine` is one seat's consensus state machine. It wraps the dete
 - **Catch-up.** A heartbeat showing a longer log triggers a ``sync-request``; replies carry
   chain items, each checked like a live entry (removals carry their votes).
 
+This module is the orchestration: it owns the state of one seat and decides the order of the
+effects. The bookkeeping lives beside it, each piece pure and with its own contract:
+:mod:`~dudo_p2p.consensus.acts` (candidates, acks, racing calls),
+:mod:`~dudo_p2p.consensus.faults` (entries by slot, votes, certificates),
+:mod:`~dudo_p2p.consensus.catchup` (sync chunks, removal items, pacing),
+:mod:`~dudo_p2p.consensus.timers` (timeouts and deadlines),
+:mod:`~dudo_p2p.consensus.journal` (journal records) and
+:mod:`~dudo_p2p.consensus.effects` (the effect values, re-exported here).
+
 Effects are values the node carries out in order: :class:`Persist` (write to the journal
 durably *before* the sends that follow it), :class:`Send`, :class:`Emit` (a session event)
 and :class:`Log` (a rejection worth telling the operator). Nothing from the wire raises out
@@ -29,10 +38,20 @@ of :meth:`TableMachine.receive`: bad input becomes a ``Log`` effect and changes 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from dudo_p2p.consensus import events as ev
+from dudo_p2p.consensus import journal
 from dudo_p2p.consensus.actions_wire import action_fields
+from dudo_p2p.consensus.acts import ActRace
+from dudo_p2p.consensus.catchup import (
+    SYNC_BUDGET,
+    SyncPacer,
+    removal_certificate,
+    removals_reply,
+    sync_chunk,
+)
+from dudo_p2p.consensus.effects import Effect, Emit, Log, Persist, Send
+from dudo_p2p.consensus.faults import EntryBook, VoteBook, majority_removed
 from dudo_p2p.consensus.record import check_proof, encode_record
 from dudo_p2p.consensus.replica import (
     ChainItem,
@@ -43,6 +62,7 @@ from dudo_p2p.consensus.replica import (
     Stale,
 )
 from dudo_p2p.consensus.secrets import EpochSecrets, RandomBytes
+from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS, Timeouts, Timers, awaited
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import (
     CommitmentMismatch,
@@ -52,10 +72,9 @@ from dudo_p2p.errors import (
     IllegalAction,
     RemoteProtocolError,
 )
-from dudo_p2p.protocol.codec import decode, encode
+from dudo_p2p.protocol.codec import decode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import (
-    SYNC_CHUNK,
     Ack,
     Act,
     Bye,
@@ -71,60 +90,13 @@ from dudo_p2p.protocol.kinds import (
 from dudo_p2p.protocol.messages import Message
 from dudo_p2p.rules import PlayerAction, SeatView
 
+__all__ = [
+    "MAX_BUFFERED", "SYNC_BUDGET", "VERIFIED_CACHE",
+    "Effect", "Emit", "Log", "Persist", "Send", "TableMachine", "Timeouts",
+]
+
 MAX_BUFFERED = 512
-SYNC_BUDGET = 48 * 1024  # bytes of items in one sync reply (frames are limited to 64 KiB)
 VERIFIED_CACHE = 4096
-
-
-@dataclass(frozen=True)
-class Timeouts:
-    """Protocol timers in seconds (protocol.md §4.6)."""
-
-    heartbeat: float = 1.0
-    step: float = 5.0  # a commitment, nonce, reveal, result signature or ack we wait for
-    silence: float = 4.5  # no message at all from a live seat (4 heartbeats missed)
-    turn_grace: float = 5.0  # past the human turn timer (the seat's own bot should have played)
-
-
-@dataclass(frozen=True)
-class Send:
-    """Send ``frame`` to seat ``to`` (None: to every other seat)."""
-
-    frame: bytes
-    to: int | None = None
-
-
-@dataclass(frozen=True)
-class Persist:
-    """Write ``record`` to the journal before carrying out the effects after it; ``durable``
-    records (our secrets, our own acts, removals) must also reach the disk (fsync) first,
-    because what follows depends on them: a restart must re-send the very same entries.
-    Chained entries of others need no fsync: a restarted peer fetches what it lost."""
-
-    record: bytes
-    durable: bool = False
-
-
-@dataclass(frozen=True)
-class Emit:
-    event: ev.Event
-
-
-@dataclass(frozen=True)
-class Log:
-    level: str
-    text: str
-
-
-Effect = Send | Persist | Emit | Log
-
-
-@dataclass
-class _ActSlot:
-    """Candidates for the next act of the epoch (one slot = one seq) and the one we acked."""
-
-    candidates: dict[bytes, Envelope] = field(default_factory=dict)
-    mine: bytes | None = None
 
 
 class TableMachine:
@@ -137,7 +109,7 @@ class TableMachine:
         rng: RandomBytes,
         now: float,
         *,
-        timeouts: Timeouts = Timeouts(),
+        timeouts: Timeouts = DEFAULT_TIMEOUTS,
     ) -> None:
         me = seating.seat_of(identity.public_key)
         if me is None:
@@ -150,33 +122,21 @@ class TableMachine:
         self.replica = Replica(seating)
         self._open: Callable[[bytes], Envelope] = self._open_entry
         self.secrets: EpochSecrets | None = None
-        self.slots: dict[tuple[bytes, int, str, int], bytes] = {}
+        self.entries = EntryBook()
         self.seen: set[bytes] = set()
         self.relayed: set[bytes] = set()
-        self.act_slot = _ActSlot()
-        # who acked which act (by digest) in the current epoch, kept even for acts one step
-        # ahead of our head: an ack that arrives before its act fits must still count later
-        self.ack_book: dict[bytes, set[int]] = {}
-        self.ack_epoch = 0
+        self.race = ActRace(me)
         self.buffer: list[Envelope] = []
         self.sent: set[tuple[int, str]] = set()
-        self.votes: dict[tuple[int, int], dict[int, bytes]] = {}
-        self.certificates: dict[tuple[int, int], list[bytes]] = {}
+        self.votes = VoteBook()
         self.proofs: list[tuple[bytes, bytes]] = []
         self.expelled: set[int] = set()
-        self.last_heard = {s: now for s in range(seating.n)}
-        self.progress_at = now
-        self.next_heartbeat = now
+        self.timers = Timers(timeouts, seating.n, now)
         self.removed_me = False
         self.peer_lengths: dict[int, int] = {}
-        self.sync_asked_at = -1e9
-        self.told_removed: dict[int, float] = {}
-        self.told_voided: dict[int, float] = {}
-        self.sync_asked_len = -1  # the `have` of our last sync-request
+        self.pacer = SyncPacer(timeouts.heartbeat)
         self.own_current: bytes | None = None  # our entry for the current position
-        self.next_resend = now
         self.persisted_len = 0
-        self._by_digest: dict[bytes, bytes] = {}
         self._verified: dict[bytes, Envelope] = {}
         self._out: list[Effect] = [Emit(ev.GameStarted(seating.names, seating.rules))]
 
@@ -185,6 +145,21 @@ class TableMachine:
     @property
     def over(self) -> bool:
         return self.replica.phase is EpochPhase.OVER or self.removed_me
+
+    @property
+    def certificates(self) -> dict[tuple[int, int], list[bytes]]:
+        """The removal certificates we hold, by (epoch, removed seat): the votes of each."""
+        return self.votes.certificates
+
+    @property
+    def next_heartbeat(self) -> float:
+        """When our next heartbeat is due; the node sets it to now to beat at the next tick
+        (at the end of a game, so the others see our final length at once)."""
+        return self.timers.next_heartbeat
+
+    @next_heartbeat.setter
+    def next_heartbeat(self, at: float) -> None:
+        self.timers.next_heartbeat = at
 
     def view(self) -> SeatView:
         """Our seat's view: public state plus the dice our secrets let us see."""
@@ -215,7 +190,7 @@ class TableMachine:
         body = Act(self.replica.head, kind, count, face, option)
         env = self._seal(self.replica.epoch.acts, body)
         self.own_current = env.to_bytes()
-        self._out.append(Persist(encode(["own", self.own_current]), durable=True))
+        self._out.append(Persist(journal.own_record(self.own_current), durable=True))
         self._out.append(Send(self.own_current))
         self._consider(env, now)
         return self._flush(now)
@@ -235,7 +210,7 @@ class TableMachine:
         assert author is not None  # known_authors guarantees it
         if author == self.seat:
             return self._flush(now)  # our own message relayed back
-        self.last_heard[author] = now
+        self.timers.last_heard[author] = now
         try:
             self._dispatch(author, env, now)
         except DudoError as exc:  # remote faults, and illegal actions a peer signed
@@ -244,52 +219,13 @@ class TableMachine:
 
     def tick(self, now: float) -> list[Effect]:
         """Timers: heartbeats, suspicion votes. Call at least a few times a second."""
-        if now >= self.next_heartbeat:
-            self.next_heartbeat = now + self.timeouts.heartbeat
+        if self.timers.heartbeat_due(now):
             body = Heartbeat(self.replica.head, len(self.replica.chain))
             self._out.append(Send(self._seal(0, body).to_bytes()))
         if not self.over:
             self._resend(now)
             self._suspect(now)
         return self._flush(now)
-
-    def _resend(self, now: float) -> None:
-        """Frames get lost (a peer restarting, a full queue): while the log is stuck, send our
-        entry for the current position and our ack again, once per heartbeat interval."""
-        if now - self.progress_at < self.timeouts.heartbeat or now < self.next_resend:
-            return
-        self.next_resend = now + self.timeouts.heartbeat
-        if self.own_current is not None:
-            self._out.append(Send(self.own_current))
-        mine = self.act_slot.mine
-        if mine is not None:
-            env = self.act_slot.candidates[mine]
-            if env.author != self.identity.public_key:
-                self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
-        self._relay_epoch()
-        for (epoch, _), box in self.votes.items():  # a lost vote must not leave a peer behind
-            if epoch == self.replica.epoch.number and self.seat in box:
-                self._out.append(Send(box[self.seat]))
-
-    def _relay_epoch(self) -> None:
-        """Relay every concurrent entry of this epoch we hold (chained or pending, ours too).
-        Only when the log is stuck: in an honest round every seat sends its own entry to all
-        and relays would be pure overhead; but a frame may be lost after its sender moved on
-        (it no longer re-sends it), and if a seat sent different entries to different peers,
-        the peers end up on different heads and stall — and then these relays put the two
-        versions side by side, which is the proof (§4.5)."""
-        ep = self.replica.epoch
-        held = [item.data for item in self.replica.chain[ep.anchor_index :] if item.data]
-        held += [env.to_bytes() for env in ep.pending.values()]
-        for data in held:
-            env = self._open(data)
-            if isinstance(env.body, Act):
-                continue
-            if env.author == self.identity.public_key:
-                # ours, already chained here: a peer that lost it cannot move on without it
-                self._out.append(Send(data))
-            else:
-                self._out.append(Send(self._seal(0, Ack(data)).to_bytes()))
 
     def start(self, now: float) -> list[Effect]:
         """First effects after construction (our epoch-0 commitment)."""
@@ -299,7 +235,7 @@ class TableMachine:
     def record(self, genesis: bytes, signatures: list[bytes]) -> bytes:
         """The game record of our chain so far (see :mod:`dudo_p2p.consensus.record`)."""
         return encode_record(
-            genesis, signatures, self.replica.chain, self.certificates, self.proofs
+            genesis, signatures, self.replica.chain, self.votes.certificates, self.proofs
         )
 
     @classmethod
@@ -311,7 +247,7 @@ class TableMachine:
         rng: RandomBytes,
         now: float,
         *,
-        timeouts: Timeouts = Timeouts(),
+        timeouts: Timeouts = DEFAULT_TIMEOUTS,
     ) -> TableMachine:
         """A machine rebuilt from its journal after a crash: the chain is replayed through the
         same checks as live entries, our secrets and our own unagreed act are taken back (so
@@ -320,25 +256,19 @@ class TableMachine:
         machine = cls(identity, seating, rng, now, timeouts=timeouts)
         rep = machine.replica
         own: list[bytes] = []
-        for raw in records:
-            record = decode(raw, max_size=1 << 20)
-            if not isinstance(record, list) or not record or not isinstance(record[0], str):
-                raise DecodeError("bad journal record")
+        for record in journal.read_journal(records):
             match record:
-                case ["item", bytes() as data]:
+                case journal.Item(data):
                     rep.replay([ChainItem(rep.epoch.number, b"", data)], machine._open)
-                case ["removal", int() as epoch, int() as target, str() as reason, list() as cert]:
-                    votes = [b for b in cert if isinstance(b, bytes)]
-                    machine.certificates[(epoch, target)] = votes
+                case journal.Removal(epoch, target, reason, votes):
+                    machine.votes.certificates[(epoch, target)] = votes
                     # at the epoch it names: a removal joined to the epoch just voided by
                     # another (§4.6) would otherwise be chained as one of the next epoch
                     rep.remove(target, reason, epoch)
-                case ["secrets", list() as fields]:
+                case journal.Secrets(fields):
                     machine.secrets = EpochSecrets.from_record(fields)
-                case ["own", bytes() as data]:
+                case journal.Own(data):
                     own.append(data)
-                case _:
-                    raise DecodeError(f"unknown journal record {record[0]!r}")
         machine.persisted_len = len(rep.chain)
         machine.seen = {item.digest for item in rep.chain}
         if machine.secrets is not None and machine.secrets.epoch != rep.epoch.number:
@@ -398,7 +328,8 @@ class TableMachine:
                 if inner_author is not None and inner_author != self.seat:
                     self._consider(inner, now)
                 if isinstance(inner.body, Act) and inner.round_no == self.replica.epoch.number:
-                    self._record_ack(inner, author)
+                    ep = self.replica.epoch
+                    self.race.record_ack(inner, author, ep.number, ep.acts)
                     self._settle_race()
                     self._try_finalize(now)
             case Vote():
@@ -415,12 +346,14 @@ class TableMachine:
                     self._tell_voided(author, now)
                 self._tell_removed(author, now)
             case SyncRequest(have=have):
-                self._answer_sync(author, have)
+                reply = sync_chunk(self.replica.chain, have, self.votes.certificates)
+                if reply is not None:
+                    self._out.append(Send(self._seal(0, reply).to_bytes(), to=author))
             case SyncReply(entries=entries, more=more):
                 before = self.replica.head
                 self._take_sync(entries, now)
                 if more and self.replica.head != before:  # no progress: wait for a heartbeat
-                    self.sync_asked_at = now
+                    self.pacer.asked_at = now
                     req = SyncRequest(self._sync_have())
                     self._out.append(Send(self._seal(0, req).to_bytes(), to=author))
             case Bye():
@@ -436,14 +369,12 @@ class TableMachine:
         author = self.seating.seat_of(env.author)
         if author is None:
             raise RemoteProtocolError("entry by an unknown author")
-        slot = (env.author, env.round_no, env.kind, env.seq)
-        other = self.slots.get(slot)
-        if other is not None and other != digest:
-            self._equivocation(author, env, now)
+        if self.entries.rivals(env, digest):
+            self._equivocation(env, now)
             return
         if author in self.expelled:
             return
-        if self.seat in self.votes.get((env.round_no, author), {}):
+        if self.votes.voted(env.round_no, author, self.seat):
             # we voted this seat out of this epoch: taking its late entries now could let us
             # complete the epoch while the others void it by the removal (a split); we wait
             # for the certificate instead
@@ -462,9 +393,8 @@ class TableMachine:
         except CommitmentMismatch as exc:
             self._cheat(author, "bad-reveal", str(exc), now)
             return
-        self.slots[slot] = digest
+        self.entries.accept(env, digest)
         self.seen.add(digest)
-        self._remember(env)
         if isinstance(env.body, Act):
             # an act is acked (and so relayed) only when it is the candidate we choose
             self._candidate(env, author, now)
@@ -487,79 +417,78 @@ class TableMachine:
         self.relayed.add(digest)
         self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
 
-    def _remember(self, env: Envelope) -> None:
-        """Keep every accepted envelope: the first half of a later equivocation proof."""
-        self._by_digest[env.digest()] = env.to_bytes()
+    # ---- lost frames: re-sends while the log is stuck ------------------------------------
 
-    # ---- acts: candidates, acks, racing calls -----------------------------------------------
+    def _resend(self, now: float) -> None:
+        """Frames get lost (a peer restarting, a full queue): while the log is stuck, send our
+        entry for the current position and our ack again, once per heartbeat interval."""
+        if not self.timers.resend_due(now):
+            return
+        if self.own_current is not None:
+            self._out.append(Send(self.own_current))
+        mine = self.race.slot.mine
+        if mine is not None:
+            env = self.race.slot.candidates[mine]
+            if env.author != self.identity.public_key:
+                self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
+        self._relay_epoch()
+        # a lost vote must not leave a peer behind
+        for vote in self.votes.own(self.replica.epoch.number, self.seat):
+            self._out.append(Send(vote))
 
-    def _acks(self, digest: bytes) -> set[int]:
-        if self.ack_epoch != self.replica.epoch.number:
-            self.ack_book = {}
-            self.ack_epoch = self.replica.epoch.number
-        return self.ack_book.setdefault(digest, set())
+    def _relay_epoch(self) -> None:
+        """Relay every concurrent entry of this epoch we hold (chained or pending, ours too).
+        Only when the log is stuck: in an honest round every seat sends its own entry to all
+        and relays would be pure overhead; but a frame may be lost after its sender moved on
+        (it no longer re-sends it), and if a seat sent different entries to different peers,
+        the peers end up on different heads and stall — and then these relays put the two
+        versions side by side, which is the proof (§4.5)."""
+        ep = self.replica.epoch
+        held = [item.data for item in self.replica.chain[ep.anchor_index :] if item.data]
+        held += [env.to_bytes() for env in ep.pending.values()]
+        for data in held:
+            env = self._open(data)
+            if isinstance(env.body, Act):
+                continue
+            if env.author == self.identity.public_key:
+                # ours, already chained here: a peer that lost it cannot move on without it
+                self._out.append(Send(data))
+            else:
+                self._out.append(Send(self._seal(0, Ack(data)).to_bytes()))
+
+    # ---- acts: candidates, acks, racing calls (the bookkeeping is acts.ActRace) ---------
 
     def _candidate(self, env: Envelope, author: int, now: float) -> None:
-        slot = self.act_slot
-        digest = env.digest()
-        slot.candidates[digest] = env
-        self._acks(digest).add(author)
-        if slot.mine is None:
-            slot.mine = digest
-            self._acks(digest).add(self.seat)
+        if self.race.offer(env, author, self.replica.epoch.number):
             self._relay(env, author)
         self._settle_race()
         self._try_finalize(now)
 
-    def _record_ack(self, inner: Envelope, acker: int) -> None:
-        if inner.seq >= self.replica.epoch.acts:
-            self._acks(inner.digest()).add(acker)
-
-    def _priority(self, env: Envelope) -> tuple[int, int, bytes]:
-        """Lower wins a race: a call beats a raise, then the seat nearest after the bidder."""
-        author = self.seating.seat_of(env.author)
-        assert author is not None
-        assert isinstance(env.body, Act)
-        engine = self.replica.engine
-        bidder = engine.standing_bidder if engine.standing_bidder is not None else author
-        n = self.seating.n
-        step = 1 if engine.clockwise else -1
-        distance = next(d for d in range(1, n + 1) if (bidder + step * d) % n == author % n)
-        return (0 if env.body.kind == "calzo" else 1, distance, env.digest())
-
     def _settle_race(self) -> None:
-        slot = self.act_slot
-        acked = [d for d in slot.candidates if self._acks(d)]
-        if len(acked) < 2 or slot.mine is None:
-            return
-        best = min(acked, key=lambda d: self._priority(slot.candidates[d]))
-        if best != slot.mine:
-            slot.mine = best
-            self._acks(best).add(self.seat)
-            env = slot.candidates[best]
-            author = self.seating.seat_of(env.author)
+        epoch = self.replica.epoch.number
+        winner = self.race.settle(epoch, self.replica.engine, self.seating)
+        if winner is not None:
+            author = self.seating.seat_of(winner.author)
             assert author is not None
-            self._relay(env, author)
+            self._relay(winner, author)
 
     def _try_finalize(self, now: float) -> None:
-        slot = self.act_slot
-        parts = set(self.replica.epoch.participants)
-        for digest, env in slot.candidates.items():
-            if not parts <= self._acks(digest):
-                continue
-            action = self.replica.chain_act(env)
-            self._chained(now)
-            self._out.append(Emit(ev.ActionTaken(action)))
-            self._turn_event(now)
-            self._advance(now)
+        ep = self.replica.epoch
+        env = self.race.agreed(ep.number, ep.participants)
+        if env is None:
             return
+        action = self.replica.chain_act(env)
+        self._chained(now)
+        self._out.append(Emit(ev.ActionTaken(action)))
+        self._turn_event(now)
+        self._advance(now)
 
     def _may_submit(self) -> bool:
         phase = self.replica.phase
         return (
             not self.over
             and phase in (EpochPhase.SETUP, EpochPhase.BIDDING)
-            and self.act_slot.mine is None
+            and self.race.slot.mine is None
             and (self.secrets is not None or phase is EpochPhase.SETUP)
         )
 
@@ -637,7 +566,7 @@ class TableMachine:
         number = self.replica.epoch.number
         if self.secrets is None or self.secrets.epoch != number:
             self.secrets = EpochSecrets.draw(number, self.replica, self.seat, self.rng)
-            record = encode(["secrets", self.secrets.to_record()])
+            record = journal.secrets_record(self.secrets.to_record())
             self._out.append(Persist(record, durable=True))
         return self.secrets
 
@@ -645,11 +574,11 @@ class TableMachine:
         """The head moved: journal the new items, reset per-slot state, retry the buffer."""
         for item in self.replica.chain[self.persisted_len :]:
             if item.removed_seat is None:
-                self._out.append(Persist(encode(["item", item.data])))
+                self._out.append(Persist(journal.item_record(item.data)))
         self.persisted_len = len(self.replica.chain)
-        self.progress_at = now
+        self.timers.progress_at = now
         self.own_current = None
-        self.act_slot = _ActSlot()
+        self.race.next_slot()
         pending, self.buffer = self.buffer, []
         for env in pending:
             self.seen.discard(env.digest())
@@ -660,9 +589,8 @@ class TableMachine:
 
     # ---- faults: equivocation, bad reveals, suspicion, removal -----------------------------
 
-    def _equivocation(self, author: int, env: Envelope, now: float) -> None:
-        slot = (env.author, env.round_no, env.kind, env.seq)
-        first = self._by_digest.get(self.slots[slot])
+    def _equivocation(self, env: Envelope, now: float) -> None:
+        first = self.entries.first(env)
         if first is None:
             return
         self._take_proof(first, env.to_bytes(), now)
@@ -687,22 +615,16 @@ class TableMachine:
 
     def _suspect(self, now: float) -> None:
         rep = self.replica
-        limit = self.timeouts.step
-        waiting = set(rep.waiting_for())
-        if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING):
-            mine = self.act_slot.mine
-            acked = self._acks(mine) if mine is not None else set()
-            if mine is not None:
-                waiting = set(rep.epoch.participants) - acked
-            elif self.seating.turn_timer_ms > 0:
-                limit = self.seating.turn_timer_ms / 1000 + self.timeouts.turn_grace
-            else:
-                waiting = set()  # a human may think as long as they like
+        mine = self.race.slot.mine
+        acked: set[int] | None = None
+        if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
+            acked = self.race.acks(mine, rep.epoch.number)
+        waiting, limit = awaited(rep, acked, self.seating.turn_timer_ms, self.timeouts)
         for seat in waiting:
-            if seat != self.seat and now - self.progress_at > limit:
+            if seat != self.seat and self.timers.stuck_past(limit, now):
                 self._vote(seat, "timeout", now)
         for seat in rep.epoch.participants:
-            if seat != self.seat and now - self.last_heard[seat] > self.timeouts.silence:
+            if seat != self.seat and self.timers.silent(seat, now):
                 self._vote(seat, "silent", now)
         for seat in self.expelled & set(rep.epoch.participants):
             self._vote(seat, "expelled", now)
@@ -711,7 +633,7 @@ class TableMachine:
         epoch = self.replica.epoch.number
         if target not in self.replica.epoch.participants or target == self.seat:
             return
-        box = self.votes.setdefault((epoch, target), {})
+        box = self.votes.box(epoch, target)
         if self.seat in box:
             return
         env = self._seal(0, Vote(self.seating.pubs[target], reason[:16]))
@@ -726,7 +648,7 @@ class TableMachine:
             return
         if target == self.seat:
             self._out.append(Log("info", f"seat {voter} votes to remove us: {env.body.reason}"))
-        self.votes.setdefault((env.round_no, target), {})[voter] = env.to_bytes()
+        self.votes.box(env.round_no, target)[voter] = env.to_bytes()
         self._maybe_remove(env.round_no, target, now)
 
     def _maybe_remove(self, epoch: int, target: int, now: float) -> None:
@@ -736,17 +658,14 @@ class TableMachine:
         if any(item.epoch == epoch and item.removed_seat == target for item in
                self.replica.chain[state.anchor_index :]):
             return  # already removed in that epoch
-        parts = state.participants
-        voters = {v for v in self.votes.get((epoch, target), {}) if v in parts and v != target}
-        others = len(parts) - 1
-        if len(voters) * 2 <= others:
+        tally = self.votes.tally(epoch, target, state.participants, self._open)
+        if tally is None:
             return
-        reasons = [self._open(b).body for b in self.votes[(epoch, target)].values()]
-        reason = next((r.reason for r in reasons if isinstance(r, Vote)), "removed")
-        cert = [self.votes[(epoch, target)][v] for v in sorted(voters)]
-        self.certificates[(epoch, target)] = cert
+        reason, cert = tally
         self.replica.remove(target, reason, epoch)
-        self._out.append(Persist(encode(["removal", epoch, target, reason, cert]), durable=True))
+        self._out.append(
+            Persist(journal.removal_record(epoch, target, reason, cert), durable=True)
+        )
         self.persisted_len = len(self.replica.chain)
         self._out.append(Emit(ev.PlayerLeft(target, reason)))
         if target == self.seat:
@@ -761,19 +680,18 @@ class TableMachine:
         self._turn_event(now)
         self._advance(now)
 
-    # ---- catch-up ------------------------------------------------------------------------------
+    # ---- catch-up (chunks, removal items and pacing are in catchup.py) ---------------------
 
     def _tell_removed(self, peer: int, now: float) -> None:
         """A seat we removed is still talking (it was down when the votes went round, and
         its own log may even be longer, holding the voided epoch): send it the removal with
         its votes, at most once a heartbeat interval, so it learns it left the table."""
-        if self.replica.engine.alive[peer] or now < self.told_removed.get(peer, -1e9):
+        if self.replica.engine.alive[peer] or not self.pacer.may_tell("removed", peer, now):
             return
-        removals = [i for i in self.replica.chain if i.removed_seat is not None]
-        if not any(i.removed_seat == peer for i in removals):
+        if not any(i.removed_seat == peer for i in self.replica.chain):
             return  # eliminated by the dice, not removed: nothing to tell
-        self.told_removed[peer] = now + self.timeouts.heartbeat
-        self._send_removals(peer, removals)
+        self.pacer.told_now("removed", peer, now)
+        self._send_removals(peer)
 
     def _tell_voided(self, peer: int, now: float) -> None:
         """Our epoch was started by removals and a peer's heartbeat shows a longer log (or
@@ -783,17 +701,14 @@ class TableMachine:
         holds the voided epoch's entries, so it is the longer one and never asks us to catch
         up: send it the removals with their votes, at most once a heartbeat interval, while
         we are in the epoch they started (soak seeds 505, 921)."""
-        if self.replica.epoch.voided is None or now < self.told_voided.get(peer, -1e9):
+        if self.replica.epoch.voided is None or not self.pacer.may_tell("voided", peer, now):
             return
-        self.told_voided[peer] = now + self.timeouts.heartbeat
-        self._send_removals(peer, [i for i in self.replica.chain if i.removed_seat is not None])
+        self.pacer.told_now("voided", peer, now)
+        self._send_removals(peer)
 
-    def _send_removals(self, peer: int, removals: list[ChainItem]) -> None:
-        """Send ``peer`` a sync-reply of removal items with their certificates."""
-        # every removal, in order: it may have missed earlier ones too (a lost vote), and
-        # each applies only at the epoch it belongs to
-        items = tuple(self._item_bytes(i) for i in removals[-SYNC_CHUNK:])
-        reply = SyncReply(0, items, False)
+    def _send_removals(self, peer: int) -> None:
+        """Send ``peer`` every removal of our chain with its certificate."""
+        reply = removals_reply(self.replica.chain, self.votes.certificates)
         self._out.append(Send(self._seal(0, reply).to_bytes(), to=peer))
 
     def _accept_own_removal(self, votes: list[Envelope]) -> None:
@@ -803,73 +718,27 @@ class TableMachine:
         the other seats still in our game mean we have left the table: stop."""
         if self.removed_me:
             return
-        me = self.identity.public_key
         others = set(self.replica.epoch.participants) - {self.seat}
-        voters = {
-            self.seating.seat_of(v.author) for v in votes
-            if isinstance(v.body, Vote) and v.body.target == me
-            and v.round_no <= self.replica.epoch.number
-        }
-        if others and len(voters & others) * 2 > len(others):
+        if majority_removed(votes, self.seat, others, self.replica.epoch.number, self.seating):
             self.removed_me = True
             self._out.append(Emit(ev.PlayerLeft(self.seat, "removed")))
             self._out.append(Log("warning", "the table removed us in an epoch we had left"))
 
     def _ask_sync(self, peer: int, now: float) -> None:
-        # at most about once a heartbeat (the 0.9 lets every heartbeat ask: they are
-        # about one interval apart, and a lost reply must not cost two)
-        if now - self.sync_asked_at < 0.9 * self.timeouts.heartbeat:
+        if not self.pacer.may_ask(now):
             return
-        self.sync_asked_at = now
         req = SyncRequest(self._sync_have())
         self._out.append(Send(self._seal(0, req).to_bytes(), to=peer))
 
     def _sync_have(self) -> int:
-        """Where to ask from: our length, or the epoch's anchor when the last ask from this
-        same length brought nothing. Our chain may hold entries of an epoch the others voided
-        by a removal we missed (we were down, or cut off); what follows our length in their
-        chain then never fits, and only the removal item at the anchor unblocks us."""
-        have = len(self.replica.chain)
-        if have == self.sync_asked_len:
-            have = self.replica.epoch.anchor_index
-        self.sync_asked_len = have
-        return have
-
-    def _answer_sync(self, peer: int, have: int) -> None:
-        """Up to SYNC_CHUNK chain items from ``have``, cut so the frame stays well under the
-        frame limit; the requester asks again at once while ``more`` is set."""
-        chain = self.replica.chain
-        items: list[bytes] = []
-        size = 0
-        end = have
-        while end < len(chain) and len(items) < SYNC_CHUNK:
-            data = self._item_bytes(chain[end])
-            if items and size + len(data) > SYNC_BUDGET:
-                break
-            items.append(data)
-            size += len(data)
-            end += 1
-        if not items:
-            return
-        reply = SyncReply(have, tuple(items), end < len(chain))
-        self._out.append(Send(self._seal(0, reply).to_bytes(), to=peer))
-
-    def _item_bytes(self, item: ChainItem) -> bytes:
-        if item.removed_seat is None:
-            return item.data
-        cert = self.certificates.get((item.epoch, item.removed_seat), [])
-        return encode(["removal", item.epoch, item.removed_seat, item.reason, cert])
+        return self.pacer.have(len(self.replica.chain), self.replica.epoch.anchor_index)
 
     def _take_sync(self, entries: tuple[bytes, ...], now: float) -> None:
         for data in entries:
-            try:
-                decoded = decode(data)
-            except DecodeError:
-                decoded = None
-            if isinstance(decoded, list) and len(decoded) == 5 and decoded[0] == "removal":
-                cert = decoded[4]
+            cert = removal_certificate(data)
+            if cert is not None:
                 votes: list[Envelope] = []
-                for vote_bytes in cert if isinstance(cert, list) else []:
+                for vote_bytes in cert:
                     if not isinstance(vote_bytes, bytes):
                         raise DecodeError("a removal certificate holds vote envelopes")
                     vote = self._open(vote_bytes)

@@ -1,0 +1,81 @@
+"""The protocol's timers (protocol.md §4.6): when to beat, re-send and suspect a seat.
+
+Pure bookkeeping on the times the machine is given (``now`` always comes from the caller, the
+node's clock or a test's fake one). :class:`Timeouts` holds the durations; :class:`Timers`
+one machine's deadlines and what it last heard from each seat; :func:`awaited` says which
+seats the log is waiting for and how long they may take before they are suspected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dudo_p2p.consensus.replica import EpochPhase, Replica
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Protocol timers in seconds (protocol.md §4.6)."""
+
+    heartbeat: float = 1.0
+    step: float = 5.0  # a commitment, nonce, reveal, result signature or ack we wait for
+    silence: float = 4.5  # no message at all from a live seat (4 heartbeats missed)
+    turn_grace: float = 5.0  # past the human turn timer (the seat's own bot should have played)
+
+
+DEFAULT_TIMEOUTS = Timeouts()
+
+
+class Timers:
+    """One machine's deadlines: the next heartbeat, the next re-send while the log is stuck,
+    the last time the log moved and the last time each seat was heard from."""
+
+    def __init__(self, timeouts: Timeouts, seats: int, now: float) -> None:
+        self.timeouts = timeouts
+        self.last_heard = {s: now for s in range(seats)}
+        self.progress_at = now
+        self.next_heartbeat = now
+        self.next_resend = now
+
+    def heartbeat_due(self, now: float) -> bool:
+        """True once per heartbeat interval (and schedules the next)."""
+        if now < self.next_heartbeat:
+            return False
+        self.next_heartbeat = now + self.timeouts.heartbeat
+        return True
+
+    def resend_due(self, now: float) -> bool:
+        """True once per heartbeat interval while the log has not moved for one (and
+        schedules the next): lost frames are sent again only when they are missed."""
+        if now - self.progress_at < self.timeouts.heartbeat or now < self.next_resend:
+            return False
+        self.next_resend = now + self.timeouts.heartbeat
+        return True
+
+    def stuck_past(self, limit: float, now: float) -> bool:
+        """The log has not moved for more than ``limit`` seconds."""
+        return now - self.progress_at > limit
+
+    def silent(self, seat: int, now: float) -> bool:
+        """Nothing heard from ``seat`` for longer than the silence timeout."""
+        return now - self.last_heard[seat] > self.timeouts.silence
+
+
+def awaited(
+    replica: Replica, acked: set[int] | None, turn_timer_ms: int, timeouts: Timeouts
+) -> tuple[set[int], float]:
+    """The seats the log waits for and how long the log may stay stuck before they are
+    suspected. ``acked`` holds the acks of the act candidate we acked (None: we ack none);
+    it matters only while acts are expected (SETUP, BIDDING). Then a candidate waits on the
+    seats that have not acked it (step timeout); with no candidate, the seat to act has the
+    human turn timer plus a grace, or, without a turn timer, all the time it likes."""
+    limit = timeouts.step
+    waiting = set(replica.waiting_for())
+    if replica.phase in (EpochPhase.SETUP, EpochPhase.BIDDING):
+        if acked is not None:
+            waiting = set(replica.epoch.participants) - acked
+        elif turn_timer_ms > 0:
+            limit = turn_timer_ms / 1000 + timeouts.turn_grace
+        else:
+            waiting = set()  # a human may think as long as they like
+    return waiting, limit
