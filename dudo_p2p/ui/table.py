@@ -127,7 +127,7 @@ class TableScene(Scene):
         self.last_round: RevealShow | None = None  # kept after the reveal closes, for history
         self.round_actions: list[Action] = []  # ActionTaken since the round started
         self.out_order: list[int] = []  # seats in the order they left the game
-        self.dealt_round: int | None = None  # the round of the last RoundStarted
+        self.dealt_round: int | None = None  # the round dealt and not yet resolved
         self.winner: int | None = None
         self.deadlines: dict[int, float | None] = {}
         self.messages: collections.deque[Words] = collections.deque(maxlen=6)
@@ -261,10 +261,11 @@ class TableScene(Scene):
                 case RoundStarted(round_no=round_no):
                     self.shake_started = self.now
                     self.looking = self.looking and not self.hotseat
-                    if any(isinstance(a, Raise | Picado | Pasar) for a in self.round_actions):
-                        # bids, then a new deal with no reveal: the table voided the round
-                        # (a peer left mid-round); its bids vanish, so say why
-                        self.say(keyed("table.round_voided", n=self.dealt_round or "?"))
+                    if self.dealt_round is not None and self.dealt_round != round_no:
+                        # a new deal with no reveal since the last: the table voided that
+                        # round (a peer left mid-round); our dice change and its bids vanish,
+                        # so say why
+                        self.say(keyed("table.round_voided", n=self.dealt_round))
                     self.round_actions = []
                     self.dealt_round = round_no
                 case ActionTaken(action=action):
@@ -277,6 +278,7 @@ class TableScene(Scene):
                                              palifico)
                     self.last_round = self.reveal
                     self.round_actions = []
+                    self.dealt_round = None  # the round ended the normal way
                     self._out(*result.eliminated)
                     # the outcome stays in the side panel's log after the reveal closes
                     self.messages.append(partial(self._outcome, result))
