@@ -4,8 +4,8 @@ Values on the wire are ``Wire``: int (-2**63 .. 2**64-1), bool, str, bytes, None
 maps with str keys. No floats, no ext types, no bytes keys. The canonical form is msgpack
 with the smallest encoding of every int, length and str (what msgpack-python produces),
 bin (never str) for bytes, and map keys sorted by their UTF-8 bytes. ``decode`` accepts only
-that form: it re-encodes what it parsed and compares, so two peers that hash or sign the
-same value always hash or sign the same bytes.
+that form: it checks that every map's keys are in that order, re-encodes what it parsed and
+compares, so two peers that hash or sign the same value always hash or sign the same bytes.
 
 Untrusted input is bounded before and during parsing: the frame size is checked before any
 parsing (FrameTooLarge), msgpack's own limits refuse huge declared lengths without
@@ -14,6 +14,7 @@ allocating, and nesting depth is checked.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final, TypeAlias
 
 import msgpack
@@ -95,30 +96,55 @@ def decode(
         # own stack limit; TypeError an unhashable (list or map) map key.
         raise DecodeError(f"not a msgpack value: {type(exc).__name__}: {exc}") from exc
     _check_shape(value, max_depth)
-    try:
-        canonical = encode(value)
-    except LocalProtocolError as exc:
-        raise DecodeError(f"value cannot be on the wire: {exc}") from exc
-    if canonical != data:
+    # encode(value) would be packb(value) with every map's keys sorted; _check_shape proved
+    # they already are (and that value is Wire: the ints unpackb makes are all in range), so
+    # msgpack's C packer alone rebuilds the canonical bytes, without a Python copy of the
+    # value. Any other difference (a longer int, length or header, a duplicate key that
+    # unpackb folded, str for bin) makes the bytes differ.
+    if msgpack.packb(value, use_bin_type=True) != data:
         raise DecodeError("non-canonical msgpack encoding")
     return value  # type: ignore[return-value]  # _check_shape proved it is Wire
 
 
+_SCALAR_TYPES: Final = frozenset({type(None), bool, int, str, bytes})
+
+
 def _check_shape(value: object, max_depth: int) -> None:
-    """DecodeError unless ``value`` is Wire nested at most ``max_depth`` deep (iterative)."""
-    stack: list[tuple[object, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > max_depth:
-            raise DecodeError(f"value nests deeper than {max_depth}")
-        if item is None or isinstance(item, bool | int | str | bytes):
-            continue
-        if isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                if not isinstance(key, str):
-                    raise DecodeError("a map key is not a str")
-                stack.append((child, depth + 1))
-        else:
-            raise DecodeError(f"type {type(item).__name__} is not allowed on the wire")
+    """DecodeError unless ``value`` (from msgpack.unpackb) is Wire nested at most
+    ``max_depth`` deep, with every map's keys str and in canonical (sorted) order.
+
+    Exact types: unpackb makes only these, never subclasses."""
+    kind = type(value)
+    if kind is list or kind is dict:
+        _check_container(value, 0, max_depth)  # type: ignore[arg-type]
+    elif kind not in _SCALAR_TYPES:
+        raise DecodeError(f"type {kind.__name__} is not allowed on the wire")
+
+
+def _check_container(value: list[object] | dict[object, object], depth: int,
+                     max_depth: int) -> None:
+    """``value`` sits at ``depth``; its items at ``depth + 1`` (recursion is bounded by
+    ``max_depth``, checked before going down)."""
+    items: Iterable[object]
+    if type(value) is dict:
+        keys = list(value)
+        for key in keys:
+            if type(key) is not str:
+                raise DecodeError("a map key is not a str")
+        # str order is code point order, the order of the UTF-8 bytes (the canonical one);
+        # a duplicate key cannot show here (unpackb folded it) but changes the re-encoding
+        if keys != sorted(keys):  # type: ignore[type-var]  # all str, checked above
+            raise DecodeError("non-canonical msgpack encoding: map keys out of order")
+        items = value.values()
+    else:
+        items = value
+    if not value:
+        return
+    if depth >= max_depth:
+        raise DecodeError(f"value nests deeper than {max_depth}")
+    for item in items:
+        kind = type(item)
+        if kind is list or kind is dict:
+            _check_container(item, depth + 1, max_depth)  # type: ignore[arg-type]
+        elif kind not in _SCALAR_TYPES:
+            raise DecodeError(f"type {kind.__name__} is not allowed on the wire")

@@ -41,6 +41,27 @@ def _signed_bytes(
     return encode([ENVELOPE_TAG, PROTOCOL_VERSION, game_id, round_no, seq, author, kind, body])
 
 
+# Both arrays have 8 items (fixarray header 0x98) and share items 1..6 (version .. body); the
+# frame ends with the signature, bin 8 of 64 bytes (header c4 40). In canonical msgpack an
+# array's encoding is its header followed by its items' encodings, so
+#     signed bytes = 0x98 || enc(ENVELOPE_TAG) || frame[1 : -66]
+#     frame        = 0x98 || signed bytes[len(_SIGNED_HEAD) :] || c4 40 || signature
+# which spares encoding the body again on every frame opened or sealed.
+_ARRAY8: Final = b"\x98"
+_SIGNED_HEAD: Final = _ARRAY8 + encode(ENVELOPE_TAG)
+_SIG_HEAD: Final = b"\xc4\x40"
+_SIG_TAIL: Final = len(_SIG_HEAD) + SIGNATURE_SIZE
+
+
+def _signed_from_frame(data: bytes) -> bytes | None:
+    """The signed bytes of a frame ``decode`` accepted as an array of 8 ending in a 64-byte
+    bin (so canonical: these are the very bytes ``_signed_bytes`` would encode); None if the
+    frame does not have the expected head and tail after all (then encode them)."""
+    if data[:1] != _ARRAY8 or data[-_SIG_TAIL:-SIGNATURE_SIZE] != _SIG_HEAD:
+        return None
+    return _SIGNED_HEAD + data[1:-_SIG_TAIL]
+
+
 @dataclass(frozen=True)
 class Envelope:
     """A message with its context and its author's signature. Build with ``seal_envelope``
@@ -113,7 +134,12 @@ def seal_envelope(
         raise LocalProtocolError("round_no and seq are ints in 0..2**63-1")
     author = identity.public_key
     signed = _signed_bytes(game_id, round_no, seq, author, kind_of(body), to_wire(body))
-    envelope = Envelope(game_id, round_no, seq, identity.public_key, body, identity.sign(signed))
+    signature = identity.sign(signed)
+    envelope = Envelope(game_id, round_no, seq, identity.public_key, body, signature)
+    # Both encodings from the one just made (see _SIGNED_HEAD); tests check them against
+    # encoding the arrays in full.
+    envelope.__dict__["signed_bytes"] = signed
+    envelope.__dict__["_frame"] = _ARRAY8 + signed[len(_SIGNED_HEAD):] + _SIG_HEAD + signature
     if len(envelope.to_bytes()) > MAX_FRAME:
         raise LocalProtocolError(f"{envelope.kind} envelope exceeds {MAX_FRAME} bytes")
     return envelope
@@ -163,7 +189,9 @@ def open_envelope(
     message = from_wire(kind, body)
     if known_authors is not None and author not in known_authors:
         raise WrongContext("envelope from an author who is not at this table")
-    signed = _signed_bytes(game_id, round_no, seq, author, kind, body)
+    signed = _signed_from_frame(data)
+    if signed is None:  # cannot happen for a canonical 8-array (module comment); be sure
+        signed = _signed_bytes(game_id, round_no, seq, author, kind, body)
     if not verify(author, signed, signature):
         raise BadSignature(f"{kind} envelope: signature does not verify")
     if expect_game is not None and game_id != expect_game:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import random
 import struct
 
+import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -123,3 +125,61 @@ def test_malformed_frames_are_decode_errors(name: str, data: bytes) -> None:
 def test_non_canonical_encodings_are_refused(name: str, data: bytes) -> None:
     with pytest.raises(DecodeError):
         decode(data)
+
+
+def _reference_decode(data: bytes) -> object:
+    """The definition of canonical, spelled out slowly: parse, then encode the value again
+    (sorting every map, refusing what the wire cannot carry) and compare the bytes. ``decode``
+    checks the key order itself and lets msgpack's packer re-encode; it must accept exactly
+    what this accepts. Returns the value, or DecodeError (refused)."""
+    try:
+        value = msgpack.unpackb(data, raw=False, strict_map_key=True, max_array_len=1024,
+                                max_map_len=1024, max_ext_len=0)
+        return value if encode(value) == data else DecodeError()
+    except (ValueError, TypeError, msgpack.UnpackException, LocalProtocolError):
+        return DecodeError()
+
+
+def _mutations(data: bytes, where: int, byte: int) -> list[bytes]:
+    at = where % (len(data) + 1)
+    return [data[:at] + bytes([byte]) + data[at + 1:],  # one byte replaced
+            data[:at] + bytes([byte]) + data[at:],  # one byte inserted
+            data[:at] + data[at + 1:]]  # one byte removed
+
+
+@settings(derandomize=True, max_examples=400)
+@given(wire_values, st.integers(0, 1 << 16), st.integers(0, 255), st.randoms(use_true_random=False))
+def test_decode_accepts_exactly_the_bytes_that_re_encode_to_themselves(
+    value: object, where: int, byte: int, rng: random.Random,
+) -> None:
+    canonical = encode(value)
+    # the same value in other encodings: maps in another key order, longer int/str headers
+    shuffled = msgpack.packb(_shuffle_maps(decode(canonical), rng), use_bin_type=True)
+    for data in [canonical, shuffled, *_mutations(canonical, where, byte)]:
+        expected = _reference_decode(data)
+        if isinstance(expected, DecodeError):
+            with pytest.raises(DecodeError):
+                decode(data)
+        else:
+            assert decode(data) == expected
+
+
+def _shuffle_maps(value: object, rng: random.Random) -> object:
+    if isinstance(value, list):
+        return [_shuffle_maps(item, rng) for item in value]
+    if isinstance(value, dict):
+        keys = list(value)
+        rng.shuffle(keys)
+        return {key: _shuffle_maps(value[key], rng) for key in keys}
+    return value
+
+
+def test_a_map_with_its_keys_out_of_order_is_refused_at_any_depth() -> None:
+    inner_unsorted = b"\x91" + b"\x82\xa1b\x01\xa1a\x02"  # [ {"b": 1, "a": 2} ]
+    with pytest.raises(DecodeError, match="non-canonical"):
+        decode(inner_unsorted)
+    assert decode(b"\x91\x82\xa1a\x02\xa1b\x01") == [{"a": 2, "b": 1}]
+    # UTF-8 byte order is code point order: "z" (0x7a) sorts before "é" (0xc3 0xa9)
+    assert decode(encode({"é": 1, "z": 2})) == {"z": 2, "é": 1}
+    with pytest.raises(DecodeError):
+        decode(b"\x82\xa2\xc3\xa9\x01\xa1z\x02")

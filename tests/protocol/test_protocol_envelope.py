@@ -7,7 +7,7 @@ import hashlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from protocol_examples import BID, TABLE, BidExample
+from protocol_examples import BID, TABLE, BidExample, TableExample
 
 from dudo_p2p.crypto import Identity, tagged_hash, verify
 from dudo_p2p.errors import (
@@ -71,6 +71,38 @@ def test_envelopes_round_trip(round_no: int, seq: int, count: int, note: str | N
     body = BidExample(count=count, face=2, commitment=bytes(32), note=note)
     envelope = seal_envelope(ALICE, GAME, round_no, seq, body)
     assert open_envelope(envelope.to_bytes()) == envelope
+
+
+@settings(derandomize=True, max_examples=60)
+@given(
+    round_no=st.integers(0, 2**63 - 1),
+    seq=st.integers(0, 2**63 - 1),
+    names=st.lists(st.text(max_size=300), max_size=6),
+    blob=st.binary(max_size=70000),
+    flag=st.booleans(),
+)
+def test_sealed_and_opened_bytes_are_the_full_encodings_whatever_the_sizes(
+    round_no: int, seq: int, names: list[str], blob: bytes, flag: bool
+) -> None:
+    # seal_envelope and open_envelope build the frame and the signed bytes from each other
+    # (same items 1..6 after one header); here both are encoded in full and compared, with
+    # ints, strs, bins and the frame crossing every msgpack header size.
+    body = TableExample(rules={"a": 1}, names=tuple(names), dice=((1,),),
+                        pair=(round_no, blob), flag=flag)
+    signed = encode(["dudo-p2p/1/envelope", 1, GAME, round_no, seq, ALICE.public_key,
+                     "test-table", to_wire(body)])
+    try:
+        envelope = seal_envelope(ALICE, GAME, round_no, seq, body)
+    except LocalProtocolError:
+        assert len(signed) > 65000  # only a frame over the limit is refused
+        return
+    frame = encode([1, GAME, round_no, seq, ALICE.public_key, "test-table", to_wire(body),
+                    envelope.signature])
+    assert envelope.signed_bytes == signed and envelope.to_bytes() == frame
+    assert verify(ALICE.public_key, signed, envelope.signature)
+    opened = open_envelope(frame)
+    assert opened.signed_bytes == signed and opened.to_bytes() == frame
+    assert opened.digest() == tagged_hash("dudo-p2p/1/entry", signed)
 
 
 def test_digests_differ_when_anything_signed_differs() -> None:
