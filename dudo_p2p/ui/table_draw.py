@@ -21,6 +21,7 @@ from dudo_p2p.rules import (
     Dudo,
     Matar,
     Pasar,
+    RoundResult,
 )
 from dudo_p2p.ui import draw, theme, words
 from dudo_p2p.ui.composer import legal_bids
@@ -229,9 +230,9 @@ def _revealed_dice(scene: TableScene, surface: pygame.Surface, seat: int,
     assert reveal is not None
     dice = reveal.result.dice[seat]
     bid = reveal.result.bid
-    lit = {i for i, d in enumerate(dice) if bid is not None and _counts(bid.face, d, reveal.wild)}
+    lit = lit_dice(reveal.result, reveal.wild, seat)
     _dice_row(surface, center, dice, 30, lit)
-    if bid is not None and reveal.result.kind in COUNTED_KINDS:
+    if lit is not None and bid is not None and reveal.result.kind in COUNTED_KINDS:
         # how many of this seat's dice counted for the bid, so the table can add them up
         badge = count_badge_center(center)
         color = theme.GOLD if lit else theme.BUTTON_DISABLED
@@ -242,6 +243,20 @@ def _revealed_dice(scene: TableScene, surface: pygame.Surface, seat: int,
 
 
 COUNTED_KINDS = ("dudo", "calzo", "matar")  # calls settled by counting the bid's face
+
+
+def lit_dice(result: RoundResult, wild: bool, seat: int) -> set[int] | None:
+    """Which of ``seat``'s revealed dice decided the call (ringed; the others dimmed), or None
+    to show them all plainly. A count call: the dice showing the bid's face (aces too when
+    wild). A doubted picado: the claimer's aces. A doubted pass: none stand out (the hand
+    as a whole qualified or not)."""
+    dice = result.dice[seat]
+    if result.kind in COUNTED_KINDS and result.bid is not None:
+        face = result.bid.face
+        return {i for i, d in enumerate(dice) if _counts(face, d, wild)}
+    if result.kind == "picado" and seat == result.target:
+        return {i for i, d in enumerate(dice) if d == 1}
+    return None
 
 
 def count_badge_center(row_center: tuple[int, int]) -> tuple[int, int]:

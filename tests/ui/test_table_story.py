@@ -9,7 +9,8 @@ from collections.abc import Callable
 import pygame
 import pytest
 
-from dudo_p2p.rules import Calzo, Dudo, Raise, RuleSet
+from dudo_p2p.rules import Bid, Calzo, Dudo, Raise, RoundResult, RuleSet
+from dudo_p2p.rules.results import SeatCounts
 from dudo_p2p.session import GameOver, PlayerLeft, RoundStarted
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import draw, side_panel, table_draw
@@ -272,3 +273,24 @@ def test_a_round_dealt_again_without_a_reveal_is_said_to_be_called_off(
     app.frame()
     said = app.tr("table.round_voided", n=voided)
     assert said in scene.message_texts() and scene.toast_text() == said
+
+
+def _result(kind: str, bid: Bid | None, target: int = 1) -> RoundResult:
+    dice = ((1, 1, 5, 5, 3), (2, 1, 6), (4, 4))
+    return RoundResult(round_no=3, kind=kind, caller=0, target=target, bid=bid, held=0,
+                       dice=dice, losses=SeatCounts({}), gains=SeatCounts({}),
+                       banked=SeatCounts({}), eliminated=(), shots=(), next_opener=0)
+
+
+def test_the_reveal_rings_the_dice_that_decided_the_call() -> None:
+    # rules.md's worked case: 1,1,5,5,3 with aces wild holds four fives
+    dudo = _result("dudo", Bid(4, 5))
+    assert table_draw.lit_dice(dudo, True, 0) == {0, 1, 2, 3}
+    assert table_draw.lit_dice(dudo, False, 0) == {2, 3}  # palifico: only the fives
+    assert table_draw.lit_dice(_result("calzo", Bid(3, 1)), True, 0) == {0, 1}  # on aces
+    assert table_draw.lit_dice(dudo, True, 2) == set()  # nothing: every die dimmed, badge 0
+    # a doubted picado is about the claimer's aces; a doubted pass about a whole hand
+    picado = _result("picado", Bid(5, 6), target=1)
+    assert table_draw.lit_dice(picado, True, 1) == {1}
+    assert table_draw.lit_dice(picado, True, 0) is None
+    assert table_draw.lit_dice(_result("pasar", Bid(4, 5)), True, 0) is None
