@@ -1,118 +1,141 @@
-"""Catch-up (protocol.md §4.7): sync chunks, removal items and how often to ask or tell.
+"""Catch-up, the machine's side (protocol.md §4.6, §4.7): sync, and telling peers removals.
 
-- :func:`sync_chunk` cuts the chain from ``have`` into one ``sync-reply`` of at most
-  ``SYNC_CHUNK`` items and about ``SYNC_BUDGET`` bytes (frames are limited to 64 KiB); the
-  requester asks for the next chunk at once while ``more`` is set.
-- Removals travel as ``["removal", epoch, seat, reason, [vote envelope, ...]]`` items
-  (:func:`item_bytes`, read back by :func:`removal_certificate`), so the votes that justify
-  a removal always come with it, as in the game record.
-- :class:`SyncPacer` limits our asks to about one a heartbeat interval, picks where to ask
-  from, and limits how often we tell one peer about removals it may have missed.
+:class:`CatchUpMixin` is the layer of :class:`~dudo_p2p.consensus.machine.TableMachine` that
+brings a peer's log level with the table's; chunks, removal items and pacing are
+:mod:`~dudo_p2p.consensus.sync`:
 
-Pure: the machine sends the replies and checks every item it receives like a live entry.
+- we ask a peer whose heartbeat shows a longer log (or another head as long as ours) for
+  what follows ours, at most about once a heartbeat, and from the epoch's anchor when the
+  same ask brought nothing (we may hold an epoch the others voided);
+- items we receive are checked like live entries: a removal's votes go through the same
+  tally as live votes, an act is chained without waiting for acks (it is in the sender's
+  chain, so it was agreed), a concurrent entry is considered as if it came live;
+- a seat we removed, or a peer that may still be in an epoch we voided, is sent every
+  removal with its votes, at most once a heartbeat interval each; votes against us from a
+  strict majority of the others stop us even when the removal can no longer be chained.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from dudo_p2p.consensus.replica import ChainItem
+from dudo_p2p.consensus import events as ev
+from dudo_p2p.consensus.core import MachineCore
+from dudo_p2p.consensus.effects import Emit, Log, Send
+from dudo_p2p.consensus.faults import majority_removed
+from dudo_p2p.consensus.replica import NotYet, Stale
+from dudo_p2p.consensus.sync import removal_certificate, removals_reply, sync_chunk
 from dudo_p2p.errors import DecodeError
-from dudo_p2p.protocol.codec import decode, encode
-from dudo_p2p.protocol.kinds import SYNC_CHUNK, SyncReply
-
-SYNC_BUDGET = 48 * 1024  # bytes of items in one sync reply (frames are limited to 64 KiB)
-
-Certificates = dict[tuple[int, int], list[bytes]]
+from dudo_p2p.protocol.envelope import Envelope
+from dudo_p2p.protocol.kinds import Act, SyncRequest, Vote
 
 
-def removal_bytes(epoch: int, seat: int, reason: str, cert: Sequence[bytes]) -> bytes:
-    """A removal with its certificate, as a sync item and as a journal record."""
-    return encode(["removal", epoch, seat, reason, list(cert)])
+class CatchUpMixin(MachineCore):
+    """Sync requests and replies, and telling peers about removals (see the module docstring)."""
 
+    def _take_heartbeat(self, peer: int, head: bytes, length: int, now: float) -> None:
+        """A peer's heartbeat: note its length; catch up with a longer log, or with another
+        head as long as ours (one of us holds a voided epoch's entries: a removal we missed,
+        seen from the other side of it), and tell it the removals it may lack."""
+        self.peer_lengths[peer] = length
+        ours = len(self.replica.chain)
+        if length > ours or (length == ours and head != self.replica.head):
+            self._ask_sync(peer, now)
+            self._tell_voided(peer, now)
+        self._tell_removed(peer, now)
 
-def item_bytes(item: ChainItem, certificates: Certificates) -> bytes:
-    """A chain item as it travels: an entry's envelope, or a removal with its votes."""
-    if item.removed_seat is None:
-        return item.data
-    cert = certificates.get((item.epoch, item.removed_seat), [])
-    return removal_bytes(item.epoch, item.removed_seat, item.reason, cert)
+    def _answer_sync(self, peer: int, have: int) -> None:
+        """A sync-request: one chunk of our chain from ``have`` (nothing if we hold none)."""
+        reply = sync_chunk(self.replica.chain, have, self.votes.certificates)
+        if reply is not None:
+            self._out.append(Send(self._seal(0, reply).to_bytes(), to=peer))
 
+    def _take_reply(
+        self, peer: int, entries: tuple[bytes, ...], more: bool, now: float
+    ) -> None:
+        """A sync-reply: take its items; while ``more`` is set and the chunk moved our head,
+        ask for the next one at once (no progress: wait for the next heartbeat)."""
+        before = self.replica.head
+        self._take_sync(entries, now)
+        if more and self.replica.head != before:
+            self.pacer.asked_at = now
+            req = SyncRequest(self._sync_have())
+            self._out.append(Send(self._seal(0, req).to_bytes(), to=peer))
 
-def removal_certificate(data: bytes) -> Sequence[object] | None:
-    """The votes of a removal item (unchecked: the caller opens each), or None when
-    ``data`` is not a removal item (then it should be an entry's envelope)."""
-    try:
-        decoded = decode(data)
-    except DecodeError:
-        return None
-    if isinstance(decoded, list) and len(decoded) == 5 and decoded[0] == "removal":
-        cert = decoded[4]
-        return cert if isinstance(cert, list) else []
-    return None
+    def _tell_removed(self, peer: int, now: float) -> None:
+        """A seat we removed is still talking (it was down when the votes went round, and
+        its own log may even be longer, holding the voided epoch): send it the removal with
+        its votes, at most once a heartbeat interval, so it learns it left the table."""
+        if self.replica.engine.alive[peer] or not self.pacer.may_tell("removed", peer, now):
+            return
+        if not any(i.removed_seat == peer for i in self.replica.chain):
+            return  # eliminated by the dice, not removed: nothing to tell
+        self.pacer.told_now("removed", peer, now)
+        self._send_removals(peer)
 
+    def _tell_voided(self, peer: int, now: float) -> None:
+        """Our epoch was started by removals and a peer's heartbeat shows a longer log (or
+        another head as long as ours): it may still be in the epoch we voided, waiting for
+        the certificate (it voted too, so it ignores the target's late entries) while a vote
+        it needs was lost and its sender, having moved on, no longer re-sends it. Its log
+        holds the voided epoch's entries, so it is the longer one and never asks us to catch
+        up: send it the removals with their votes, at most once a heartbeat interval, while
+        we are in the epoch they started (soak seeds 505, 921)."""
+        if self.replica.epoch.voided is None or not self.pacer.may_tell("voided", peer, now):
+            return
+        self.pacer.told_now("voided", peer, now)
+        self._send_removals(peer)
 
-def sync_chunk(
-    chain: Sequence[ChainItem], have: int, certificates: Certificates
-) -> SyncReply | None:
-    """Up to SYNC_CHUNK chain items from ``have``, cut so the frame stays well under the
-    frame limit (at least one item); None when we hold nothing from ``have``."""
-    items: list[bytes] = []
-    size = 0
-    end = have
-    while end < len(chain) and len(items) < SYNC_CHUNK:
-        data = item_bytes(chain[end], certificates)
-        if items and size + len(data) > SYNC_BUDGET:
-            break
-        items.append(data)
-        size += len(data)
-        end += 1
-    if not items:
-        return None
-    return SyncReply(have, tuple(items), end < len(chain))
+    def _send_removals(self, peer: int) -> None:
+        """Send ``peer`` every removal of our chain with its certificate."""
+        reply = removals_reply(self.replica.chain, self.votes.certificates)
+        self._out.append(Send(self._seal(0, reply).to_bytes(), to=peer))
 
+    def _accept_own_removal(self, votes: list[Envelope]) -> None:
+        """The table removed us in an epoch our log has already left (we finished that
+        epoch, it never saw our last signature): the certificate cannot be chained here any
+        more, but it is the table's word. Signed votes against us from a strict majority of
+        the other seats still in our game mean we have left the table: stop."""
+        if self.removed_me:
+            return
+        others = set(self.replica.epoch.participants) - {self.seat}
+        if majority_removed(votes, self.seat, others, self.replica.epoch.number, self.seating):
+            self.removed_me = True
+            self._out.append(Emit(ev.PlayerLeft(self.seat, "removed")))
+            self._out.append(Log("warning", "the table removed us in an epoch we had left"))
 
-def removals_reply(chain: Sequence[ChainItem], certificates: Certificates) -> SyncReply:
-    """Every removal of the chain (the last SYNC_CHUNK), in order, with their votes: the
-    peer told may have missed earlier ones too (a lost vote), and each applies only at the
-    epoch it belongs to."""
-    removals = [i for i in chain if i.removed_seat is not None]
-    items = tuple(item_bytes(i, certificates) for i in removals[-SYNC_CHUNK:])
-    return SyncReply(0, items, False)
+    def _ask_sync(self, peer: int, now: float) -> None:
+        """Ask ``peer`` for what follows our log, at most about once a heartbeat."""
+        if not self.pacer.may_ask(now):
+            return
+        req = SyncRequest(self._sync_have())
+        self._out.append(Send(self._seal(0, req).to_bytes(), to=peer))
 
+    def _sync_have(self) -> int:
+        """Where to ask from (see :meth:`~dudo_p2p.consensus.sync.SyncPacer.have`)."""
+        return self.pacer.have(len(self.replica.chain), self.replica.epoch.anchor_index)
 
-class SyncPacer:
-    """How often we ask to catch up, from where, and how often we tell a peer our removals."""
-
-    def __init__(self, heartbeat: float) -> None:
-        self.heartbeat = heartbeat
-        self.asked_at = -1e9
-        self.asked_len = -1  # the `have` of our last sync-request
-        self.told: dict[tuple[str, int], float] = {}
-
-    def may_ask(self, now: float) -> bool:
-        """At most about once a heartbeat (the 0.9 lets every heartbeat ask: they are about
-        one interval apart, and a lost reply must not cost two); True records the ask."""
-        if now - self.asked_at < 0.9 * self.heartbeat:
-            return False
-        self.asked_at = now
-        return True
-
-    def have(self, length: int, anchor_index: int) -> int:
-        """Where to ask from: our length, or the epoch's anchor when the last ask from this
-        same length brought nothing. Our chain may hold entries of an epoch the others voided
-        by a removal we missed (we were down, or cut off); what follows our length in their
-        chain then never fits, and only the removal item at the anchor unblocks us."""
-        have = length
-        if have == self.asked_len:
-            have = anchor_index
-        self.asked_len = have
-        return have
-
-    def may_tell(self, what: str, peer: int, now: float) -> bool:
-        """Whether telling ``peer`` about ``what`` is not too soon (see :meth:`told_now`)."""
-        return now >= self.told.get((what, peer), -1e9)
-
-    def told_now(self, what: str, peer: int, now: float) -> None:
-        """We told ``peer`` about ``what``: not again for a heartbeat interval."""
-        self.told[(what, peer)] = now + self.heartbeat
+    def _take_sync(self, entries: tuple[bytes, ...], now: float) -> None:
+        """Check and take sync items in order (see the module docstring)."""
+        for data in entries:
+            cert = removal_certificate(data)
+            if cert is not None:
+                votes: list[Envelope] = []
+                for vote_bytes in cert:
+                    if not isinstance(vote_bytes, bytes):
+                        raise DecodeError("a removal certificate holds vote envelopes")
+                    vote = self._open(vote_bytes)
+                    voter = self.seating.seat_of(vote.author)
+                    if isinstance(vote.body, Vote) and voter is not None:
+                        votes.append(vote)
+                        self._take_vote(voter, vote, now)
+                self._accept_own_removal(votes)
+                continue
+            env = self._open(data)
+            if isinstance(env.body, Act):
+                try:
+                    self.replica.chain_act(env)
+                except (NotYet, Stale):
+                    continue
+                self._chained(now)
+                self._advance(now)
+            else:
+                self._consider(env, now)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from dudo_p2p.consensus.catchup import removal_bytes
+from dudo_p2p.consensus.sync import removal_bytes
 from dudo_p2p.errors import DecodeError
 from dudo_p2p.protocol.codec import decode, encode
 

@@ -20,11 +20,15 @@ A :class:`TableMachine` is one seat's consensus state machine. It wraps the dete
 - **Catch-up.** A heartbeat showing a longer log triggers a ``sync-request``; replies carry
   chain items, each checked like a live entry (removals carry their votes).
 
-This module is the orchestration: it owns the state of one seat and decides the order of the
-effects. The bookkeeping lives beside it, each piece pure and with its own contract:
+This module is the top layer: the public API, receiving, agreement on acts, re-sends. The
+layers under it and the bookkeeping each have a module and a contract:
+:mod:`~dudo_p2p.consensus.core` (the state, shared primitives, the hooks between layers),
+:mod:`~dudo_p2p.consensus.phases` (concurrent phases, our automatic entries, their events),
+:mod:`~dudo_p2p.consensus.removal` (proofs, suspicion, votes, removals),
+:mod:`~dudo_p2p.consensus.catchup` (sync, telling peers removals);
 :mod:`~dudo_p2p.consensus.acts` (candidates, acks, racing calls),
 :mod:`~dudo_p2p.consensus.faults` (entries by slot, votes, certificates),
-:mod:`~dudo_p2p.consensus.catchup` (sync chunks, removal items, pacing),
+:mod:`~dudo_p2p.consensus.sync` (sync chunks, removal items, pacing),
 :mod:`~dudo_p2p.consensus.timers` (timeouts and deadlines),
 :mod:`~dudo_p2p.consensus.journal` (journal records) and
 :mod:`~dudo_p2p.consensus.effects` (the effect values, re-exported here).
@@ -37,57 +41,40 @@ of :meth:`TableMachine.receive`: bad input becomes a ``Log`` effect and changes 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus import journal
 from dudo_p2p.consensus.actions_wire import action_fields
-from dudo_p2p.consensus.acts import ActRace
-from dudo_p2p.consensus.catchup import (
-    SYNC_BUDGET,
-    SyncPacer,
-    removal_certificate,
-    removals_reply,
-    sync_chunk,
-)
+from dudo_p2p.consensus.catchup import CatchUpMixin
+from dudo_p2p.consensus.core import VERIFIED_CACHE
 from dudo_p2p.consensus.effects import Effect, Emit, Log, Persist, Send
-from dudo_p2p.consensus.faults import EntryBook, VoteBook, majority_removed
-from dudo_p2p.consensus.record import check_proof, encode_record
-from dudo_p2p.consensus.replica import (
-    ChainItem,
-    EpochPhase,
-    NotYet,
-    Replica,
-    Seating,
-    Stale,
-)
+from dudo_p2p.consensus.phases import PhasesMixin
+from dudo_p2p.consensus.record import encode_record
+from dudo_p2p.consensus.removal import RemovalMixin
+from dudo_p2p.consensus.replica import ChainItem, EpochPhase, NotYet, Seating, Stale
 from dudo_p2p.consensus.secrets import EpochSecrets, RandomBytes
-from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS, Timeouts, Timers, awaited
+from dudo_p2p.consensus.sync import SYNC_BUDGET
+from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS, Timeouts
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import (
     CommitmentMismatch,
-    DecodeError,
     DecryptError,
     DudoError,
     IllegalAction,
     RemoteProtocolError,
 )
 from dudo_p2p.protocol.codec import decode
-from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
+from dudo_p2p.protocol.envelope import Envelope, open_envelope
 from dudo_p2p.protocol.kinds import (
     Ack,
     Act,
     Bye,
     Commit,
     Heartbeat,
-    Nonce,
     Proof,
-    ResultSign,
     SyncReply,
     SyncRequest,
     Vote,
 )
-from dudo_p2p.protocol.messages import Message
 from dudo_p2p.rules import PlayerAction, SeatView
 
 __all__ = [
@@ -96,49 +83,14 @@ __all__ = [
 ]
 
 MAX_BUFFERED = 512
-VERIFIED_CACHE = 4096
 
 
-class TableMachine:
-    """One seat's live consensus. See the module docstring for the protocol it runs."""
+class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
+    """One seat's live consensus. See the module docstring for the protocol it runs.
 
-    def __init__(
-        self,
-        identity: Identity,
-        seating: Seating,
-        rng: RandomBytes,
-        now: float,
-        *,
-        timeouts: Timeouts = DEFAULT_TIMEOUTS,
-    ) -> None:
-        me = seating.seat_of(identity.public_key)
-        if me is None:
-            raise IllegalAction("this identity has no seat at the table")
-        self.identity = identity
-        self.seating = seating
-        self.seat = me
-        self.rng = rng
-        self.timeouts = timeouts
-        self.replica = Replica(seating)
-        self._open: Callable[[bytes], Envelope] = self._open_entry
-        self.secrets: EpochSecrets | None = None
-        self.entries = EntryBook()
-        self.seen: set[bytes] = set()
-        self.relayed: set[bytes] = set()
-        self.race = ActRace(me)
-        self.buffer: list[Envelope] = []
-        self.sent: set[tuple[int, str]] = set()
-        self.votes = VoteBook()
-        self.proofs: list[tuple[bytes, bytes]] = []
-        self.expelled: set[int] = set()
-        self.timers = Timers(timeouts, seating.n, now)
-        self.removed_me = False
-        self.peer_lengths: dict[int, int] = {}
-        self.pacer = SyncPacer(timeouts.heartbeat)
-        self.own_current: bytes | None = None  # our entry for the current position
-        self.persisted_len = 0
-        self._verified: dict[bytes, Envelope] = {}
-        self._out: list[Effect] = [Emit(ev.GameStarted(seating.names, seating.rules))]
+    ``TableMachine(identity, seating, rng, now, timeouts=...)`` (the constructor is
+    :class:`~dudo_p2p.consensus.core.MachineCore`'s) raises IllegalAction when the identity
+    has no seat; :meth:`restore` rebuilds one from its journal."""
 
     # ---- public API ---------------------------------------------------------------------
 
@@ -305,20 +257,6 @@ class TableMachine:
         held = self._verified.get(entry) if isinstance(entry, bytes) else None
         return held is not None and not isinstance(held.body, Act) and held.digest() in self.seen
 
-    def _open_entry(self, data: bytes) -> Envelope:
-        """Authenticate an entry; one that we authenticated before (every entry comes back
-        in n - 2 acks) is taken from a bounded cache instead of verifying its signature
-        again, the dominant cost of a round."""
-        env = self._verified.get(data)
-        if env is None:
-            env = open_envelope(
-                data, expect_game=self.seating.game_id, known_authors=self.seating.pubs
-            )
-            if len(self._verified) >= VERIFIED_CACHE:
-                self._verified.clear()
-            self._verified[data] = env
-        return env
-
     def _dispatch(self, author: int, env: Envelope, now: float) -> None:
         body = env.body
         match body:
@@ -337,25 +275,11 @@ class TableMachine:
             case Proof(first=first, second=second):
                 self._take_proof(first, second, now)
             case Heartbeat(head=head, length=length):
-                self.peer_lengths[author] = length
-                ours = len(self.replica.chain)
-                # as long as ours but another head: one of us holds a voided epoch's entries
-                # (a removal we missed, seen from the other side of it): catch up
-                if length > ours or (length == ours and head != self.replica.head):
-                    self._ask_sync(author, now)
-                    self._tell_voided(author, now)
-                self._tell_removed(author, now)
+                self._take_heartbeat(author, head, length, now)
             case SyncRequest(have=have):
-                reply = sync_chunk(self.replica.chain, have, self.votes.certificates)
-                if reply is not None:
-                    self._out.append(Send(self._seal(0, reply).to_bytes(), to=author))
+                self._answer_sync(author, have)
             case SyncReply(entries=entries, more=more):
-                before = self.replica.head
-                self._take_sync(entries, now)
-                if more and self.replica.head != before:  # no progress: wait for a heartbeat
-                    self.pacer.asked_at = now
-                    req = SyncRequest(self._sync_have())
-                    self._out.append(Send(self._seal(0, req).to_bytes(), to=author))
+                self._take_reply(author, entries, more, now)
             case Bye():
                 self._vote(author, "quit", now)
             case _:
@@ -492,84 +416,6 @@ class TableMachine:
             and (self.secrets is not None or phase is EpochPhase.SETUP)
         )
 
-    # ---- concurrent phases and our automatic steps -----------------------------------------
-
-    def _after_concurrent(self, env: Envelope, now: float) -> None:
-        before = self.replica.phase
-        completed = self.replica.add_concurrent(env)
-        if completed:
-            self._chained(now)
-            self._phase_events(before, now)
-            self._advance(now)
-
-    def _phase_events(self, phase: EpochPhase, now: float) -> None:
-        """Events for a concurrent phase that just completed (``phase``: the one before)."""
-        rep = self.replica
-        if phase is EpochPhase.NONCE and rep.phase is EpochPhase.BIDDING:
-            info = rep.engine.palifico_round
-            self._out.append(
-                Emit(
-                    ev.RoundStarted(
-                        rep.epoch.number,
-                        rep.engine.to_act,
-                        rep.engine.dice_counts,
-                        info.seat if info is not None else None,
-                    )
-                )
-            )
-            self._turn_event(now)
-        if phase is EpochPhase.REVEAL and rep.engine.results:
-            self._out.append(Emit(ev.RoundResolved(rep.engine.results[-1])))
-        if rep.phase is EpochPhase.OVER and rep.engine.winner is not None:
-            self._out.append(Emit(ev.GameOver(rep.engine.winner)))
-
-    def _turn_event(self, now: float) -> None:
-        to_act = self.replica.engine.to_act
-        if to_act is None or self.replica.phase not in (EpochPhase.SETUP, EpochPhase.BIDDING):
-            return
-        timer = self.seating.turn_timer_ms / 1000
-        self._out.append(Emit(ev.TurnTimer(to_act, now + timer if timer > 0 else None)))
-
-    def _advance(self, now: float) -> None:
-        """Send what our seat owes the current phase, once."""
-        rep = self.replica
-        ep = rep.epoch
-        if self.seat not in ep.participants or rep.phase is EpochPhase.OVER:
-            return
-        key = (ep.number, rep.phase.value)
-        if key in self.sent:
-            return
-        body: Message
-        match rep.phase:
-            case EpochPhase.COMMIT:
-                body = self._ensure_secrets().commit_body(rep, self.seat, self.identity)
-            case EpochPhase.NONCE:
-                assert self.secrets is not None
-                body = Nonce(rep.head, self.secrets.nonce)
-            case EpochPhase.REVEAL:
-                assert self.secrets is not None
-                body = self.secrets.reveal_body(rep)
-            case EpochPhase.SIGN:
-                body = ResultSign(rep.head)
-            case _:
-                return
-        self.sent.add(key)
-        env = self._seal(0, body)
-        self.own_current = env.to_bytes()
-        self._out.append(Send(self.own_current))
-        self._consider(env, now)
-
-    def _ensure_secrets(self) -> EpochSecrets:
-        """Our secrets for the current epoch, drawn (and journalled, durably, ahead of the
-        commitment that will depend on them) the first time they are needed: to commit, or to
-        keep the shares another seat sealed to us if its commit comes before ours goes."""
-        number = self.replica.epoch.number
-        if self.secrets is None or self.secrets.epoch != number:
-            self.secrets = EpochSecrets.draw(number, self.replica, self.seat, self.rng)
-            record = journal.secrets_record(self.secrets.to_record())
-            self._out.append(Persist(record, durable=True))
-        return self.secrets
-
     def _chained(self, now: float) -> None:
         """The head moved: journal the new items, reset per-slot state, retry the buffer."""
         for item in self.replica.chain[self.persisted_len :]:
@@ -586,186 +432,3 @@ class TableMachine:
                 self._consider(env, now)
             except DudoError as exc:
                 self._out.append(Log("warning", f"dropped buffered {env.kind}: {exc}"))
-
-    # ---- faults: equivocation, bad reveals, suspicion, removal -----------------------------
-
-    def _equivocation(self, env: Envelope, now: float) -> None:
-        first = self.entries.first(env)
-        if first is None:
-            return
-        self._take_proof(first, env.to_bytes(), now)
-
-    def _take_proof(self, first: bytes, second: bytes, now: float) -> None:
-        a, b = self._open(first), self._open(second)
-        check_proof(a, b)
-        seat = self.seating.seat_of(a.author)
-        assert seat is not None
-        if seat in self.expelled:
-            return
-        self.expelled.add(seat)
-        self.proofs.append((first, second))
-        self._out.append(Send(self._seal(0, Proof(first, second)).to_bytes()))
-        self._cheat(seat, "equivocation", f"two {a.kind} entries for one slot", now)
-
-    def _cheat(self, seat: int, what: str, detail: str, now: float) -> None:
-        self._out.append(Emit(ev.CheatDetected(seat, what, detail)))
-        self._out.append(Log("warning", f"seat {seat} caught: {what}: {detail}"))
-        self.expelled.add(seat)
-        self._vote(seat, what, now)
-
-    def _suspect(self, now: float) -> None:
-        rep = self.replica
-        mine = self.race.slot.mine
-        acked: set[int] | None = None
-        if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
-            acked = self.race.acks(mine, rep.epoch.number)
-        waiting, limit = awaited(rep, acked, self.seating.turn_timer_ms, self.timeouts)
-        for seat in waiting:
-            if seat != self.seat and self.timers.stuck_past(limit, now):
-                self._vote(seat, "timeout", now)
-        for seat in rep.epoch.participants:
-            if seat != self.seat and self.timers.silent(seat, now):
-                self._vote(seat, "silent", now)
-        for seat in self.expelled & set(rep.epoch.participants):
-            self._vote(seat, "expelled", now)
-
-    def _vote(self, target: int, reason: str, now: float) -> None:
-        epoch = self.replica.epoch.number
-        if target not in self.replica.epoch.participants or target == self.seat:
-            return
-        box = self.votes.box(epoch, target)
-        if self.seat in box:
-            return
-        env = self._seal(0, Vote(self.seating.pubs[target], reason[:16]))
-        box[self.seat] = env.to_bytes()
-        self._out.append(Send(env.to_bytes()))
-        self._maybe_remove(epoch, target, now)
-
-    def _take_vote(self, voter: int, env: Envelope, now: float) -> None:
-        assert isinstance(env.body, Vote)
-        target = self.seating.seat_of(env.body.target)
-        if target is None or self.replica.removal_epoch(env.round_no) is None:
-            return
-        if target == self.seat:
-            self._out.append(Log("info", f"seat {voter} votes to remove us: {env.body.reason}"))
-        self.votes.box(env.round_no, target)[voter] = env.to_bytes()
-        self._maybe_remove(env.round_no, target, now)
-
-    def _maybe_remove(self, epoch: int, target: int, now: float) -> None:
-        state = self.replica.removal_epoch(epoch)
-        if state is None or target not in state.participants:
-            return
-        if any(item.epoch == epoch and item.removed_seat == target for item in
-               self.replica.chain[state.anchor_index :]):
-            return  # already removed in that epoch
-        tally = self.votes.tally(epoch, target, state.participants, self._open)
-        if tally is None:
-            return
-        reason, cert = tally
-        self.replica.remove(target, reason, epoch)
-        self._out.append(
-            Persist(journal.removal_record(epoch, target, reason, cert), durable=True)
-        )
-        self.persisted_len = len(self.replica.chain)
-        self._out.append(Emit(ev.PlayerLeft(target, reason)))
-        if target == self.seat:
-            self.removed_me = True
-        # forget the voided epoch's secrets before _chained: it retries buffered entries of
-        # the next epoch, which can take us into its COMMIT and draw (and send) new secrets
-        self.sent = {k for k in self.sent if k[0] != epoch}
-        self.secrets = None
-        self._chained(now)
-        if self.replica.phase is EpochPhase.OVER and self.replica.engine.winner is not None:
-            self._out.append(Emit(ev.GameOver(self.replica.engine.winner)))
-        self._turn_event(now)
-        self._advance(now)
-
-    # ---- catch-up (chunks, removal items and pacing are in catchup.py) ---------------------
-
-    def _tell_removed(self, peer: int, now: float) -> None:
-        """A seat we removed is still talking (it was down when the votes went round, and
-        its own log may even be longer, holding the voided epoch): send it the removal with
-        its votes, at most once a heartbeat interval, so it learns it left the table."""
-        if self.replica.engine.alive[peer] or not self.pacer.may_tell("removed", peer, now):
-            return
-        if not any(i.removed_seat == peer for i in self.replica.chain):
-            return  # eliminated by the dice, not removed: nothing to tell
-        self.pacer.told_now("removed", peer, now)
-        self._send_removals(peer)
-
-    def _tell_voided(self, peer: int, now: float) -> None:
-        """Our epoch was started by removals and a peer's heartbeat shows a longer log (or
-        another head as long as ours): it may still be in the epoch we voided, waiting for
-        the certificate (it voted too, so it ignores the target's late entries) while a vote
-        it needs was lost and its sender, having moved on, no longer re-sends it. Its log
-        holds the voided epoch's entries, so it is the longer one and never asks us to catch
-        up: send it the removals with their votes, at most once a heartbeat interval, while
-        we are in the epoch they started (soak seeds 505, 921)."""
-        if self.replica.epoch.voided is None or not self.pacer.may_tell("voided", peer, now):
-            return
-        self.pacer.told_now("voided", peer, now)
-        self._send_removals(peer)
-
-    def _send_removals(self, peer: int) -> None:
-        """Send ``peer`` every removal of our chain with its certificate."""
-        reply = removals_reply(self.replica.chain, self.votes.certificates)
-        self._out.append(Send(self._seal(0, reply).to_bytes(), to=peer))
-
-    def _accept_own_removal(self, votes: list[Envelope]) -> None:
-        """The table removed us in an epoch our log has already left (we finished that
-        epoch, it never saw our last signature): the certificate cannot be chained here any
-        more, but it is the table's word. Signed votes against us from a strict majority of
-        the other seats still in our game mean we have left the table: stop."""
-        if self.removed_me:
-            return
-        others = set(self.replica.epoch.participants) - {self.seat}
-        if majority_removed(votes, self.seat, others, self.replica.epoch.number, self.seating):
-            self.removed_me = True
-            self._out.append(Emit(ev.PlayerLeft(self.seat, "removed")))
-            self._out.append(Log("warning", "the table removed us in an epoch we had left"))
-
-    def _ask_sync(self, peer: int, now: float) -> None:
-        if not self.pacer.may_ask(now):
-            return
-        req = SyncRequest(self._sync_have())
-        self._out.append(Send(self._seal(0, req).to_bytes(), to=peer))
-
-    def _sync_have(self) -> int:
-        return self.pacer.have(len(self.replica.chain), self.replica.epoch.anchor_index)
-
-    def _take_sync(self, entries: tuple[bytes, ...], now: float) -> None:
-        for data in entries:
-            cert = removal_certificate(data)
-            if cert is not None:
-                votes: list[Envelope] = []
-                for vote_bytes in cert:
-                    if not isinstance(vote_bytes, bytes):
-                        raise DecodeError("a removal certificate holds vote envelopes")
-                    vote = self._open(vote_bytes)
-                    voter = self.seating.seat_of(vote.author)
-                    if isinstance(vote.body, Vote) and voter is not None:
-                        votes.append(vote)
-                        self._take_vote(voter, vote, now)
-                self._accept_own_removal(votes)
-                continue
-            env = self._open(data)
-            if isinstance(env.body, Act):
-                try:
-                    self.replica.chain_act(env)
-                except (NotYet, Stale):
-                    continue
-                self._chained(now)
-                self._advance(now)
-            else:
-                self._consider(env, now)
-
-    # ---- helpers -------------------------------------------------------------------------------
-
-    def _seal(self, seq: int, body: Message) -> Envelope:
-        return seal_envelope(
-            self.identity, self.seating.game_id, self.replica.epoch.number, seq, body
-        )
-
-    def _flush(self, now: float) -> list[Effect]:
-        out, self._out = self._out, []
-        return out

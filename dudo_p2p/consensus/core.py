@@ -1,0 +1,133 @@
+"""The state one seat's consensus holds, and the primitives every part of it shares.
+
+:class:`MachineCore` is the base of :class:`~dudo_p2p.consensus.machine.TableMachine`. It
+owns the state (the replica, our secrets, the bookkeeping of :mod:`~dudo_p2p.consensus.acts`,
+:mod:`~dudo_p2p.consensus.faults`, :mod:`~dudo_p2p.consensus.sync` and
+:mod:`~dudo_p2p.consensus.timers`, and the effects not yet handed out) and the primitives:
+sealing our envelopes, opening entries through a bounded cache of verified signatures, and
+handing out the effects. The machine is assembled from layers over it, one module each:
+
+    core.py      state, primitives, and the hooks below (abstract here)
+    phases.py    concurrent phases, our automatic entries, events   (PhasesMixin)
+    removal.py   suspicion, votes, removals, equivocation proofs   (RemovalMixin)
+    catchup.py   sync requests and replies, telling peers removals  (CatchUpMixin)
+    machine.py   the public API, receiving, acts, re-sends          (TableMachine)
+
+The hooks are how the layers call each other: each is defined by exactly one layer, and the
+abstract declaration here is its contract. Every method appends effects to ``_out`` in the
+order the node must carry them out; only the public API hands them out (:meth:`_flush`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+
+from dudo_p2p.consensus import events as ev
+from dudo_p2p.consensus.acts import ActRace
+from dudo_p2p.consensus.effects import Effect, Emit
+from dudo_p2p.consensus.faults import EntryBook, VoteBook
+from dudo_p2p.consensus.replica import Replica, Seating
+from dudo_p2p.consensus.secrets import EpochSecrets, RandomBytes
+from dudo_p2p.consensus.sync import SyncPacer
+from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS, Timeouts, Timers
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.errors import IllegalAction
+from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
+from dudo_p2p.protocol.messages import Message
+
+VERIFIED_CACHE = 4096
+
+
+class MachineCore(ABC):
+    """One seat's consensus state and shared primitives (see the module docstring)."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        seating: Seating,
+        rng: RandomBytes,
+        now: float,
+        *,
+        timeouts: Timeouts = DEFAULT_TIMEOUTS,
+    ) -> None:
+        me = seating.seat_of(identity.public_key)
+        if me is None:
+            raise IllegalAction("this identity has no seat at the table")
+        self.identity = identity
+        self.seating = seating
+        self.seat = me
+        self.rng = rng
+        self.timeouts = timeouts
+        self.replica = Replica(seating)
+        self._open: Callable[[bytes], Envelope] = self._open_entry
+        self.secrets: EpochSecrets | None = None
+        self.entries = EntryBook()
+        self.seen: set[bytes] = set()
+        self.relayed: set[bytes] = set()
+        self.race = ActRace(me)
+        self.buffer: list[Envelope] = []
+        self.sent: set[tuple[int, str]] = set()
+        self.votes = VoteBook()
+        self.proofs: list[tuple[bytes, bytes]] = []
+        self.expelled: set[int] = set()
+        self.timers = Timers(timeouts, seating.n, now)
+        self.removed_me = False
+        self.peer_lengths: dict[int, int] = {}
+        self.pacer = SyncPacer(timeouts.heartbeat)
+        self.own_current: bytes | None = None  # our entry for the current position
+        self.persisted_len = 0
+        self._verified: dict[bytes, Envelope] = {}
+        self._out: list[Effect] = [Emit(ev.GameStarted(seating.names, seating.rules))]
+
+    # ---- hooks: each defined by one layer ---------------------------------------------------
+
+    @abstractmethod
+    def _consider(self, env: Envelope, now: float) -> None:
+        """Check a log entry (ours or a peer's) and take it into the log if it fits; one that
+        may fit later is buffered (machine.py)."""
+
+    @abstractmethod
+    def _chained(self, now: float) -> None:
+        """The head moved: journal the new items, reset per-slot state, retry the buffer
+        (machine.py)."""
+
+    @abstractmethod
+    def _advance(self, now: float) -> None:
+        """Send what our seat owes the current phase, once (phases.py)."""
+
+    @abstractmethod
+    def _turn_event(self, now: float) -> None:
+        """Tell the session whose turn it is now, if anyone's (phases.py)."""
+
+    @abstractmethod
+    def _take_vote(self, voter: int, env: Envelope, now: float) -> None:
+        """Hold ``voter``'s signed vote ``env`` and remove its target once a strict majority
+        voted (removal.py)."""
+
+    # ---- primitives ---------------------------------------------------------------------------
+
+    def _open_entry(self, data: bytes) -> Envelope:
+        """Authenticate an entry; one that we authenticated before (every entry comes back
+        in n - 2 acks) is taken from a bounded cache instead of verifying its signature
+        again, the dominant cost of a round."""
+        env = self._verified.get(data)
+        if env is None:
+            env = open_envelope(
+                data, expect_game=self.seating.game_id, known_authors=self.seating.pubs
+            )
+            if len(self._verified) >= VERIFIED_CACHE:
+                self._verified.clear()
+            self._verified[data] = env
+        return env
+
+    def _seal(self, seq: int, body: Message) -> Envelope:
+        """Sign ``body`` as our seat's message of the current epoch."""
+        return seal_envelope(
+            self.identity, self.seating.game_id, self.replica.epoch.number, seq, body
+        )
+
+    def _flush(self, now: float) -> list[Effect]:
+        """Hand out the effects gathered so far, in order (the end of every public call)."""
+        out, self._out = self._out, []
+        return out

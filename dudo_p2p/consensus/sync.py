@@ -1,0 +1,119 @@
+"""Sync items (protocol.md §4.7): size-bounded chunks, removal items, when to ask or tell.
+
+- :func:`sync_chunk` cuts the chain from ``have`` into one ``sync-reply`` of at most
+  ``SYNC_CHUNK`` items and about ``SYNC_BUDGET`` bytes (frames are limited to 64 KiB); the
+  requester asks for the next chunk at once while ``more`` is set.
+- Removals travel as ``["removal", epoch, seat, reason, [vote envelope, ...]]`` items
+  (:func:`item_bytes`, read back by :func:`removal_certificate`), so the votes that justify
+  a removal always come with it, as in the game record.
+- :class:`SyncPacer` limits our asks to about one a heartbeat interval, picks where to ask
+  from, and limits how often we tell one peer about removals it may have missed.
+
+Pure: the machine (:mod:`~dudo_p2p.consensus.catchup`) sends the replies and checks every
+item it receives like a live entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dudo_p2p.consensus.replica import ChainItem
+from dudo_p2p.errors import DecodeError
+from dudo_p2p.protocol.codec import decode, encode
+from dudo_p2p.protocol.kinds import SYNC_CHUNK, SyncReply
+
+SYNC_BUDGET = 48 * 1024  # bytes of items in one sync reply (frames are limited to 64 KiB)
+
+Certificates = dict[tuple[int, int], list[bytes]]
+
+
+def removal_bytes(epoch: int, seat: int, reason: str, cert: Sequence[bytes]) -> bytes:
+    """A removal with its certificate, as a sync item and as a journal record."""
+    return encode(["removal", epoch, seat, reason, list(cert)])
+
+
+def item_bytes(item: ChainItem, certificates: Certificates) -> bytes:
+    """A chain item as it travels: an entry's envelope, or a removal with its votes."""
+    if item.removed_seat is None:
+        return item.data
+    cert = certificates.get((item.epoch, item.removed_seat), [])
+    return removal_bytes(item.epoch, item.removed_seat, item.reason, cert)
+
+
+def removal_certificate(data: bytes) -> Sequence[object] | None:
+    """The votes of a removal item (unchecked: the caller opens each), or None when
+    ``data`` is not a removal item (then it should be an entry's envelope)."""
+    try:
+        decoded = decode(data)
+    except DecodeError:
+        return None
+    if isinstance(decoded, list) and len(decoded) == 5 and decoded[0] == "removal":
+        cert = decoded[4]
+        return cert if isinstance(cert, list) else []
+    return None
+
+
+def sync_chunk(
+    chain: Sequence[ChainItem], have: int, certificates: Certificates
+) -> SyncReply | None:
+    """Up to SYNC_CHUNK chain items from ``have``, cut so the frame stays well under the
+    frame limit (at least one item); None when we hold nothing from ``have``."""
+    items: list[bytes] = []
+    size = 0
+    end = have
+    while end < len(chain) and len(items) < SYNC_CHUNK:
+        data = item_bytes(chain[end], certificates)
+        if items and size + len(data) > SYNC_BUDGET:
+            break
+        items.append(data)
+        size += len(data)
+        end += 1
+    if not items:
+        return None
+    return SyncReply(have, tuple(items), end < len(chain))
+
+
+def removals_reply(chain: Sequence[ChainItem], certificates: Certificates) -> SyncReply:
+    """Every removal of the chain (the last SYNC_CHUNK), in order, with their votes: the
+    peer told may have missed earlier ones too (a lost vote), and each applies only at the
+    epoch it belongs to."""
+    removals = [i for i in chain if i.removed_seat is not None]
+    items = tuple(item_bytes(i, certificates) for i in removals[-SYNC_CHUNK:])
+    return SyncReply(0, items, False)
+
+
+class SyncPacer:
+    """How often we ask to catch up, from where, and how often we tell a peer our removals."""
+
+    def __init__(self, heartbeat: float) -> None:
+        self.heartbeat = heartbeat
+        self.asked_at = -1e9
+        self.asked_len = -1  # the `have` of our last sync-request
+        self.told: dict[tuple[str, int], float] = {}
+
+    def may_ask(self, now: float) -> bool:
+        """At most about once a heartbeat (the 0.9 lets every heartbeat ask: they are about
+        one interval apart, and a lost reply must not cost two); True records the ask."""
+        if now - self.asked_at < 0.9 * self.heartbeat:
+            return False
+        self.asked_at = now
+        return True
+
+    def have(self, length: int, anchor_index: int) -> int:
+        """Where to ask from: our length, or the epoch's anchor when the last ask from this
+        same length brought nothing. Our chain may hold entries of an epoch the others voided
+        by a removal we missed (we were down, or cut off); what follows our length in their
+        chain then never fits, and only the removal item at the anchor unblocks us."""
+        have = length
+        if have == self.asked_len:
+            have = anchor_index
+        self.asked_len = have
+        return have
+
+    def may_tell(self, what: str, peer: int, now: float) -> bool:
+        """Whether telling ``peer`` about ``what`` is not too soon (see :meth:`told_now`)."""
+        return now >= self.told.get((what, peer), -1e9)
+
+    def told_now(self, what: str, peer: int, now: float) -> None:
+        """We told ``peer`` about ``what``: not again for a heartbeat interval."""
+        self.told[(what, peer)] = now + self.heartbeat
