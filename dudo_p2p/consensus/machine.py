@@ -96,6 +96,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
 
     @property
     def over(self) -> bool:
+        """The game is over for our seat: it ended, or the table removed us."""
         return self.replica.phase is EpochPhase.OVER or self.removed_me
 
     @property
