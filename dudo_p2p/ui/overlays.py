@@ -13,7 +13,7 @@ import pygame
 
 from dudo_p2p.rules import VARIANTS, RuleSet
 from dudo_p2p.ui import draw, theme
-from dudo_p2p.ui.i18n import Tr
+from dudo_p2p.ui.i18n import VALUE_KEYS, Tr
 from dudo_p2p.ui.widgets import Button
 
 if TYPE_CHECKING:
@@ -34,8 +34,12 @@ def active_variant_lines(tr: Tr, rules: RuleSet) -> list[str]:
         value = getattr(rules, name)
         if value != getattr(default, name):
             text = info.es if tr.lang == "es" else info.en
-            shown = value if not isinstance(value, bool) else (
-                tr("common.yes") if value else tr("common.no"))
+            if isinstance(value, bool):
+                shown = tr("common.yes") if value else tr("common.no")
+            elif isinstance(value, str):
+                shown = tr(VALUE_KEYS.get(value, value))  # "mitad + 1", not "half_plus_one"
+            else:
+                shown = str(value)
             lines.append(f"{info.rule} ({shown}): {text}")
     return lines
 

@@ -101,3 +101,25 @@ def test_every_character_the_table_shows_has_a_glyph_in_the_default_font() -> No
     assert len(chars) > 60  # the scan really saw the texts
     boxes = sorted(ch for ch in chars if pixels(ch) == missing)
     assert not boxes, f"no glyph for {boxes}"
+
+
+def test_the_rules_screen_names_option_values_in_the_players_language() -> None:
+    """Active variants read "V2 (mitad + 1)", not the rule set's own "half_plus_one"."""
+    from dudo_p2p.rules import VARIANTS, RuleSet
+    from dudo_p2p.ui.overlays import active_variant_lines
+
+    default = RuleSet()
+    checked = 0
+    for name, info in VARIANTS.items():
+        for value in info.allowed:
+            if not isinstance(value, str) or value == getattr(default, name):
+                continue
+            assert value in i18n.VALUE_KEYS, f"{name}={value} has no translation"
+            rules = default.with_option(name, value)
+            for lang in ("es", "en"):
+                tr = Tr(lang)
+                line = next(x for x in active_variant_lines(tr, rules) if x.startswith(info.rule))
+                label = line[len(info.rule) + 2:line.index("): ")]
+                assert label == tr(i18n.VALUE_KEYS[value]) != value
+            checked += 1
+    assert checked >= 4
