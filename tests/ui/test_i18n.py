@@ -120,6 +120,7 @@ def test_the_rules_screen_names_option_values_in_the_players_language() -> None:
                 tr = Tr(lang)
                 line = next(x for x in active_variant_lines(tr, rules) if x.startswith(info.rule))
                 label = line[len(info.rule) + 2:line.index("): ")]
-                assert label == tr(i18n.VALUE_KEYS[value]) != value
+                assert label == tr(i18n.VALUE_KEYS[value])
+                assert lang == "en" or label != value  # Spanish never shows the raw value
             checked += 1
     assert checked >= 4
