@@ -76,13 +76,15 @@ HISTORY_LINES = 9  # bids the side panel has room for (the latest ones)
 
 def history_shown(scene: TableScene) -> tuple[str, tuple[Action, ...], bool]:
     """What the side panel's history shows: ``(title, actions, past)``. During a reveal, the
-    round it ends (the view has moved on to the next round); before the first bid of a round,
-    the previous round, so nobody has to remember how the last one went; otherwise the
-    bids of this round. ``past`` is True when the actions are not this round's."""
+    round it ends (the view has moved on to the next round); before the first bid of a round
+    and once the game is over, the previous (last) round, so nobody has to remember how it
+    went; otherwise the bids of this round. ``past`` is True when the actions are not this
+    round's."""
     tr, view = scene.tr, scene.view
     assert view is not None
     shown = scene.reveal
-    if shown is None and not view.state.bids and scene.last_round is not None:
+    over = scene.winner is not None  # no next round: the last one stays, named
+    if shown is None and (over or not view.state.bids) and scene.last_round is not None:
         shown = scene.last_round
     if shown is not None:
         return (tr("table.history_of", n=shown.result.round_no), shown.actions, True)

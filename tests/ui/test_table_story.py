@@ -144,6 +144,10 @@ def test_the_end_of_the_game_says_so_instead_of_waiting(
     drawn = recorder.frame(app)
     assert "Game over" in drawn
     assert app.tr("table.waiting") not in drawn
+    last = scene.last_round
+    assert last is not None
+    assert side_panel.history_shown(scene) == (app.tr("table.history_of", n=last.result.round_no),
+                                               last.actions, True)
 
 
 def test_the_log_keeps_the_newest_messages_that_fit_whole() -> None:
