@@ -353,6 +353,11 @@ def _composer(scene: TableScene, surface: pygame.Surface) -> None:
     draw.panel(surface, box)
     if scene.handover_seat is not None or scene.winner is not None:
         return
+    if not scene.hotseat and not view.state.alive[scene.session.seat]:
+        # out of the game: no controls that can never light up, nor "wait for your turn"
+        draw.text(surface, tr("table.you_are_out"), box.center, 30, theme.CREAM,
+                  anchor="center", max_width=box.width - 40)
+        return
     choices = scene.choices()
     if choices:
         draw.text(surface, tr("table.choose"), (box.left + 20, box.top + 14), 28, theme.GOLD)

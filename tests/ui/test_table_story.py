@@ -298,3 +298,16 @@ def test_the_reveal_rings_the_dice_that_decided_the_call() -> None:
     assert table_draw.lit_dice(picado, True, 1) == {1}
     assert table_draw.lit_dice(picado, True, 0) is None
     assert table_draw.lit_dice(_result("pasar", Bid(4, 5)), True, 0) is None
+
+
+def test_once_we_are_out_the_composer_says_so_instead_of_wait_for_your_turn(
+        clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder) -> None:
+    app, scene = _table(clock, surface, "es", bots=3, seed=4, rules=RuleSet(starting_dice=3))
+    me = scene.session.seat
+    _play_until(app, clock, scene, lambda s: s.view is not None and s.winner is None
+                and s.reveal is None and not s.view.state.alive[me])
+    drawn = recorder.frame(app)
+    assert app.tr("table.you_are_out") in drawn
+    assert app.tr("table.not_your_turn") not in drawn
+    names = {b.name for b in scene.buttons}
+    assert not names & {"bid", "dudo", "calzo", "count_plus", "face_1"}
