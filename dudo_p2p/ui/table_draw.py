@@ -110,11 +110,33 @@ def _top_bar(scene: TableScene, surface: pygame.Surface) -> None:
         pygame.draw.rect(surface, theme.GOLD, banner, width=2, border_radius=10)
         draw.text(surface, tr("table.palifico"), banner.center, 26, theme.CREAM,
                   anchor="center", max_width=banner.width - 12)
-    draw.text(surface, _turn_text(scene), TURN_TEXT.center, 36,
-              theme.GOLD if scene.my_turn and not scene.blocked else theme.CREAM,
-              anchor="center", max_width=TURN_TEXT.width)
+    turn = _turn_text(scene)
+    color = theme.GOLD if scene.my_turn and not scene.blocked else theme.CREAM
+    left = seconds_left(scene)
+    if left is not None:
+        # the turn timer where everyone looks, not only as a small ring on a plate
+        turn = f"{turn}  ·  {tr('table.seconds_left', n=left)}"
+        if scene.my_turn and left <= HURRY_S:
+            color = theme.RED
+    draw.text(surface, turn, TURN_TEXT.center, 36, color, anchor="center",
+              max_width=TURN_TEXT.width)
     draw.text(surface, "R " + tr("menu.rules").split(" (")[0] + "  ·  Esc " + tr("menu.title"),
               (1266, 28), 24, theme.MUTED, anchor="midright")
+
+
+HURRY_S = 10  # our own turn's seconds turn red from here
+
+
+def seconds_left(scene: TableScene) -> int | None:
+    """Whole seconds left on the turn timer of the seat to act now, or None when no timer
+    runs (or a reveal, hand-over or the end covers the table)."""
+    view = scene.view
+    if view is None or view.to_act is None or scene.blocked:
+        return None
+    deadline = scene.deadlines.get(view.to_act)
+    if deadline is None:
+        return None
+    return max(0, int(deadline - scene.now))
 
 
 def _turn_text(scene: TableScene) -> str:

@@ -13,7 +13,7 @@ from dudo_p2p.rules import Bid, Calzo, Dudo, Raise, RoundResult, RuleSet
 from dudo_p2p.rules.results import SeatCounts
 from dudo_p2p.session import GameOver, PlayerLeft, RoundStarted
 from dudo_p2p.session.local import LocalSession
-from dudo_p2p.ui import draw, side_panel, table_draw
+from dudo_p2p.ui import draw, side_panel, table_draw, theme
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene, own_hand_rect
@@ -311,3 +311,21 @@ def test_once_we_are_out_the_composer_says_so_instead_of_wait_for_your_turn(
     assert app.tr("table.not_your_turn") not in drawn
     names = {b.name for b in scene.buttons}
     assert not names & {"bid", "dudo", "calzo", "count_plus", "face_1"}
+
+
+def test_the_turn_timer_counts_down_in_the_top_bar_and_turns_red_at_the_end(
+        clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder) -> None:
+    app, scene = _table(clock, surface, "es", bots=2, seed=3, turn_timer_s=30.0)
+    _play_until(app, clock, scene, lambda s: s.my_turn and not s.blocked and not s.choices())
+    me = scene.session.seat
+    scene.deadlines[me] = clock.now + 25.5
+    scene.now = clock.now
+    recorder.frame(app)
+    styles = dict(zip((m for m, _, _ in recorder.drawn), recorder.styles, strict=True))
+    assert styles["¡Tu turno!  ·  25 s"][1] == theme.GOLD
+    scene.now = clock.now + 18
+    recorder.frame(app)
+    styles = dict(zip((m for m, _, _ in recorder.drawn), recorder.styles, strict=True))
+    assert styles["¡Tu turno!  ·  7 s"][1] == theme.RED  # hurry
+    scene.deadlines[me] = None
+    assert "¡Tu turno!" in recorder.frame(app)  # no timer, no count
