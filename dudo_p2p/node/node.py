@@ -135,7 +135,8 @@ class Node:
             self.links_close()
             raise
         self.poller = zmq.Poller()
-        for sock in self.links.sockets_for_poll():
+        self.link_sockets = self.links.sockets_for_poll()
+        for sock in self.link_sockets:
             self.poller.register(sock, zmq.POLLIN)
         if self.discovery is not None:
             self.poller.register(self.discovery.fileno(), zmq.POLLIN)
@@ -290,8 +291,12 @@ class Node:
         batch: list[AnyEffect] = []
         if self.discovery is not None and self.discovery.fileno() in ready:
             self._on_beacons(now, batch)
-        for incoming in self.links.recv_incoming():
-            self._route(incoming.sender, incoming.frame, incoming.address, now, batch)
+        # Read the links only when poll saw something there (frames or monitor events): an
+        # empty read costs a raised zmq.Again per socket, on every timer wake-up. Poll is
+        # level-triggered, so what arrives after it is seen by the next poll at once.
+        if any(sock in ready for sock in self.link_sockets):
+            for incoming in self.links.recv_incoming():
+                self._route(incoming.sender, incoming.frame, incoming.address, now, batch)
         if self.discovery is not None:
             self.discovery.tick(now)
         batch.extend(self.lobby.tick(now))

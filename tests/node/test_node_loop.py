@@ -24,11 +24,13 @@ class RecordingPoller:
     def __init__(self, clock: FakeClock) -> None:
         self.clock = clock
         self.timeouts: list[int] = []
+        self.ready: list[tuple[Any, int]] = []  # what the next poll reports
 
-    def poll(self, timeout: int) -> list[Any]:
+    def poll(self, timeout: int) -> list[tuple[Any, int]]:
         self.timeouts.append(timeout)
         self.clock.now += timeout / 1000
-        return []
+        ready, self.ready = self.ready, []
+        return ready
 
 
 def test_poll_timeout_rounds_up_so_the_last_millisecond_is_slept_not_spun() -> None:
@@ -39,11 +41,15 @@ def test_poll_timeout_rounds_up_so_the_last_millisecond_is_slept_not_spun() -> N
     assert poll_timeout_ms(0.0495) == 50
 
 
+def _node(clock: FakeClock) -> Node:
+    identity = Identity.generate(lambda n: bytes(range(n)))
+    return Node(identity, "loop", NetConfig(bind="127.0.0.1", discovery=False),
+                journal_path=None, clock=clock)
+
+
 def test_a_step_towards_a_timer_under_a_millisecond_away_sleeps_instead_of_spinning() -> None:
     clock = FakeClock()
-    identity = Identity.generate(lambda n: bytes(range(n)))
-    node = Node(identity, "loop", NetConfig(bind="127.0.0.1", discovery=False),
-                journal_path=None, clock=clock)
+    node = _node(clock)
     try:
         poller = RecordingPoller(clock)
         node.poller = poller  # type: ignore[assignment]  # only poll() is used
@@ -55,5 +61,29 @@ def test_a_step_towards_a_timer_under_a_millisecond_away_sleeps_instead_of_spinn
         # one poll of 1 ms reaches the tick; rounding down polled 0 ms for ever (the fake
         # clock, like a busy loop, would not move)
         assert poller.timeouts == [1]
+    finally:
+        node.close()
+
+
+def test_the_links_are_read_only_when_poll_saw_something_on_them() -> None:
+    clock = FakeClock()
+    node = _node(clock)
+    reads: list[int] = []
+    real_read = node.links.recv_incoming
+
+    def counting_read() -> list[Any]:
+        reads.append(1)
+        return real_read()
+
+    try:
+        poller = RecordingPoller(clock)
+        node.poller = poller  # type: ignore[assignment]  # only poll() is used
+        node.links.recv_incoming = counting_read  # type: ignore[method-assign]
+        node.step(TICK_EVERY)  # a timer wake-up: nothing on the links
+        assert reads == []
+        for sock in node.link_sockets:  # the ROUTER (frames), then its monitor (events)
+            poller.ready = [(sock, 1)]
+            node.step(TICK_EVERY)
+        assert reads == [1, 1]
     finally:
         node.close()
