@@ -150,7 +150,9 @@ class ExpertBot(ScoringBot):
             return candidates[0]
         know = Knowledge.from_view(view)
         taus = self._truth.taus([s for s, _ in know.hidden])
-        evaluator = PlayoutEvaluator(view, know, taus, self._truth.prior, self.config)
+        evaluator = PlayoutEvaluator(
+            view, know, taus, self._truth.prior, self.config, sharpness=self._truth.sharpness
+        )
         values = evaluator.values(candidates, self._rng)
         self.playout_hits += 1
         best = max(range(len(candidates)), key=lambda i: (values[i], -i))

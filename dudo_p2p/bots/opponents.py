@@ -33,6 +33,8 @@ class TruthModel:
 
     prior: float = 0.5
     prior_strength: float = 4.0
+    #: the face-choice likelihood's sharpness (see :func:`face_choice_likelihood`)
+    sharpness: float = 1.0
     _seen: dict[int, tuple[bool, dict[int, list[int]]]] = field(default_factory=dict)
     _loglik: dict[int, list[float]] = field(default_factory=dict)
     _done: set[int] = field(default_factory=set)
@@ -61,7 +63,11 @@ class TruthModel:
                 ll = self._loglik.setdefault(seat, [0.0] * len(GRID))
                 for face in seat_faces:
                     for i, tau in enumerate(GRID):
-                        ll[i] += math.log(face_choice_likelihood(counts, face, tau, wild=wild))
+                        ll[i] += math.log(
+                            face_choice_likelihood(
+                                counts, face, tau, wild=wild, sharpness=self.sharpness
+                            )
+                        )
 
     def tau(self, seat: int) -> float:
         """Posterior-mean truthfulness of ``seat`` (the prior mean when nothing is known)."""
