@@ -76,9 +76,13 @@ class RemovalMixin(MachineCore):
             self._vote(seat, "expelled", now)
 
     def _vote(self, target: int, reason: str, now: float) -> None:
-        """Sign and send our vote against ``target`` in the current epoch, once."""
+        """Sign and send our vote against ``target`` in the current epoch, once. Only a seat
+        of the epoch votes: an eliminated seat signs nothing (§4.3); its vote would not count,
+        and having voted it would ignore the target's entries of the epoch, even those that
+        catch-up brings it from a table that never removed the target (soak seed 1152)."""
         epoch = self.replica.epoch.number
-        if target not in self.replica.epoch.participants or target == self.seat:
+        parts = self.replica.epoch.participants
+        if target not in parts or target == self.seat or self.seat not in parts:
             return
         box = self.votes.box(epoch, target)
         if self.seat in box:

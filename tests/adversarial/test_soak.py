@@ -173,3 +173,13 @@ def test_a_peer_waiting_for_a_certificate_is_told_the_removal_it_lost_a_vote_of(
     longer log or another head."""
     result = soak_game(seed)
     assert result["crashes"] >= 1
+
+
+def test_an_eliminated_seat_does_not_vote_and_so_takes_the_entries_it_missed() -> None:
+    """Seed 1152 (six seats, no crash): an eliminated seat, which only follows the log, lost
+    a reveal, voted its author out after the step timeout (a vote that cannot count) and,
+    having voted, ignored that seat's entries of the epoch, even the copy catch-up brought
+    from the table, which never removed anyone: it stayed in that epoch while the others
+    finished the game. Only a seat of the epoch votes now (eliminated seats sign nothing)."""
+    result = soak_game(1152)
+    assert result["peers"] == 6
