@@ -72,6 +72,14 @@ SETTLE_GRACE = 3.0  # after the game ends, serve lagging peers at most this long
 FLOOD_RATE = 500.0  # frames per second, sustained
 FLOOD_BURST = 1000.0  # frames at once
 MAX_BUCKETS = 64
+# A link is refused frames until its TCP and ZMTP handshakes are done (ZMQ_IMMEDIATE), a few
+# milliseconds after connect. Frames sent to a link younger than LINK_UP_GRACE are held and
+# retried every HOLD_RETRY instead of being lost until the sender's next re-send (200 ms to
+# 1 s away): every peer links to every seat the moment the table is seated and sends at once.
+# Bounded in time and count, so a peer that never answers collects nothing stale.
+LINK_UP_GRACE = 1.0
+HOLD_RETRY = 0.003
+MAX_HELD = 256
 
 AnyEffect = Effect | LobbyEffect
 
@@ -151,6 +159,8 @@ class Node:
         self.early: list[bytes] = []
         self.stats = Stats()
         self.buckets: dict[bytes, tuple[float, float]] = {}  # sender -> (tokens, at)
+        self.linked_at: dict[bytes, float] = {}  # link key -> when its DEALER was (re)made
+        self.held: list[tuple[bytes, bytes, float]] = []  # (link key, frame, give up at)
         self.discover_table: str | None = None
         self.discovering = False
         self.started_at = clock()
@@ -285,9 +295,13 @@ class Node:
         if self.discovery is not None:
             beacon_due = self.discovery.next_tick_at()
             due.append(now if beacon_due is None else beacon_due)
+        if self.held:
+            due.append(now + HOLD_RETRY)
         timeout_ms = poll_timeout_ms(min(due) - now)
         ready = dict(self.poller.poll(timeout_ms))
         now = self.clock()
+        if self.held:
+            self._retry_held(now)
         batch: list[AnyEffect] = []
         if self.discovery is not None and self.discovery.fileno() in ready:
             self._on_beacons(now, batch)
@@ -393,10 +407,10 @@ class Node:
             case Send(frame=frame, to=to):
                 self._send(frame, to)
             case SendTo(peer=peer, frame=frame):
-                self.links.send(peer, frame)
+                self._send_link(peer, frame)
             case Connect(peer=peer, host=host, port=port):
                 try:
-                    self.links.connect(peer, host, port)
+                    self._connect(peer, host, port)
                 except InvalidValue as exc:
                     log.warning("cannot link to %s:%s: %s", host, port, exc)
             case Emit(event=event):
@@ -414,11 +428,43 @@ class Node:
         assert machine is not None
         pubs = machine.seating.pubs
         if to is not None:
-            self.links.send(pubs[to], frame)
+            self._send_link(pubs[to], frame)
             return
         for seat, pub in enumerate(pubs):
             if seat != machine.seat:
-                self.links.send(pub, frame)
+                self._send_link(pub, frame)
+
+    def _connect(self, peer: bytes, host: str, port: int) -> None:
+        before = self.links.peers().get(peer)
+        self.links.connect(peer, host, port)
+        if self.links.peers().get(peer) != before:  # a new DEALER: not up for a moment
+            self.linked_at[peer] = self.clock()
+
+    def _send_link(self, peer: bytes, frame: bytes) -> None:
+        """Send, or hold the frame for a link still in its handshake (module constants)."""
+        if self.held and any(key == peer for key, _, _ in self.held):
+            self._hold(peer, frame)  # behind what is already held for that link: in order
+        elif not self.links.send(peer, frame):
+            self._hold(peer, frame)
+
+    def _hold(self, peer: bytes, frame: bytes) -> None:
+        now = self.clock()
+        linked = self.linked_at.get(peer)
+        if linked is None or now - linked > LINK_UP_GRACE or len(self.held) >= MAX_HELD:
+            return  # an old link refusing (full queue, peer gone): dropped, as ever
+        self.held.append((peer, frame, linked + LINK_UP_GRACE))
+
+    def _retry_held(self, now: float) -> None:
+        """Send what links held in the order it was held; keep what is still refused until
+        its link is LINK_UP_GRACE old."""
+        held, self.held = self.held, []
+        refused: set[bytes] = set()
+        for peer, frame, give_up in held:
+            if peer not in refused and self.links.send(peer, frame):
+                continue
+            refused.add(peer)  # keep that link's later frames behind this one
+            if now < give_up:
+                self.held.append((peer, frame, give_up))
 
     def _start_game(self, seated: Seated) -> list[AnyEffect]:
         now = self.clock()
@@ -442,7 +488,7 @@ class Node:
             host, port = seated.addresses[seat]
             if pub != self.identity.public_key and host and port:
                 try:
-                    self.links.connect(pub, host, port)
+                    self._connect(pub, host, port)
                 except InvalidValue as exc:
                     log.warning("cannot link to seat %d at %s:%s: %s", seat, host, port, exc)
 

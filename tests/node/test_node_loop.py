@@ -1,12 +1,17 @@
-"""The node loop's waiting: it sleeps in poll until the next timer, never spins (injected
-clock, a recording poller, sockets bound on loopback only)."""
+"""The node loop: it sleeps in poll until the next timer, never spins, reads the links only
+when there is something to read, and holds frames for a link still in its handshake
+(injected clock and a recording poller; one test lets a real handshake happen; sockets are
+bound on loopback only)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+import zmq
+
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.node.node import TICK_EVERY, NetConfig, Node, poll_timeout_ms
+from dudo_p2p.node.node import LINK_UP_GRACE, TICK_EVERY, NetConfig, Node, poll_timeout_ms
 
 
 class FakeClock:
@@ -85,5 +90,56 @@ def test_the_links_are_read_only_when_poll_saw_something_on_them() -> None:
             poller.ready = [(sock, 1)]
             node.step(TICK_EVERY)
         assert reads == [1, 1]
+    finally:
+        node.close()
+
+
+def test_a_frame_for_a_link_still_in_its_handshake_is_held_and_arrives() -> None:
+    # ZMQ_IMMEDIATE refuses frames until the new link is up; without holding them, the
+    # first frames to every seat right after seating waited for a re-send (200 ms to 1 s).
+    ctx: zmq.Context[Any] = zmq.Context()
+    router: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
+    router.setsockopt(zmq.LINGER, 0)
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    node = _node(FakeClock())
+    node.clock = time.monotonic  # real sockets, real handshake
+    try:
+        peer = b"p" * 32
+        node._connect(peer, "127.0.0.1", port)
+        node._send_link(peer, b"first")
+        node._send_link(peer, b"second")
+        assert [frame for _, frame, _ in node.held] == [b"first", b"second"]  # refused: held
+        got: list[bytes] = []
+        deadline = time.monotonic() + 5.0
+        while len(got) < 2 and time.monotonic() < deadline:
+            node.step(0.01)
+            while router.poll(0):
+                got.append(router.recv_multipart()[1])
+        assert got == [b"first", b"second"]  # delivered, in order
+        assert node.held == []
+    finally:
+        node.close()
+        router.close(linger=0)
+        ctx.term()
+
+
+def test_frames_are_not_held_for_an_old_link_nor_beyond_the_grace() -> None:
+    clock = FakeClock()
+    node = _node(clock)
+    try:
+        peer = b"q" * 32
+        node._connect(peer, "127.0.0.1", 9)  # nothing listens: the link never comes up
+        clock.now += LINK_UP_GRACE + 0.1
+        node._send_link(peer, b"late")
+        assert node.held == []  # an old link that refuses: dropped as before
+        node._connect(b"r" * 32, "127.0.0.1", 9)
+        node._send_link(b"r" * 32, b"young")
+        assert len(node.held) == 1
+        node.poller = RecordingPoller(clock)  # type: ignore[assignment]  # only poll() is used
+        for _ in range(1000):
+            node.step(TICK_EVERY)
+            if not node.held:
+                break
+        assert node.held == [] and clock.now <= 1000.0 + 2 * LINK_UP_GRACE + 0.2
     finally:
         node.close()
