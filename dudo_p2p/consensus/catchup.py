@@ -78,8 +78,13 @@ class CatchUpMixin(MachineCore):
         it needs was lost and its sender, having moved on, no longer re-sends it. Its log
         holds the voided epoch's entries, so it is the longer one and never asks us to catch
         up: send it the removals with their votes, at most once a heartbeat interval, while
-        we are in the epoch they started (soak seeds 505, 921)."""
-        if self.replica.epoch.voided is None or not self.pacer.may_tell("voided", peer, now):
+        we are in the epoch they started (soak seeds 505, 921), or when a removal ended the
+        game (no epoch follows it, and an eliminated seat may still wait: seed 1229)."""
+        rep = self.replica
+        ended = bool(rep.chain) and rep.chain[-1].removed_seat is not None
+        if rep.epoch.voided is None and not ended:
+            return
+        if not self.pacer.may_tell("voided", peer, now):
             return
         self.pacer.told_now("voided", peer, now)
         self._send_removals(peer)

@@ -349,3 +349,37 @@ def test_a_peer_restarted_after_a_joined_removal_rebuilds_the_same_chain() -> No
     )
     assert restored.replica.head == net.machines[0].replica.head
     assert restored.replica.epoch.number == epoch + 2
+
+
+def test_a_removal_that_ends_the_game_reaches_an_eliminated_seat_that_lost_the_vote() -> None:
+    """Three seats, one eliminated (it follows the log, signs nothing). One of the last two
+    crashes mid-round and the survivor's votes never reach the eliminated seat, whose log,
+    holding the voided round, is then longer than the survivor's: it never asks to catch up,
+    and the survivor, over by the forfeit, re-sends nothing. The survivor tells it the
+    removal when its heartbeat shows a longer log (it hung: soak seed 1229)."""
+    rules = RuleSet.from_dict({**RuleSet().to_dict(), "starting_dice": 3})
+    net = FakeNet(3, rules, seed=8)
+    net.run_until(lambda: not all(net.machines[0].replica.engine.alive))
+    observer = net.machines[0].replica.engine.alive.index(False)
+    crashed, survivor = [s for s in range(3) if s != observer]
+    net.run_until(
+        lambda: all(
+            net.machines[s].replica.phase is EpochPhase.BIDDING
+            and observer not in net.machines[s].replica.epoch.participants
+            for s in range(3)
+        )
+    )
+    original = net.route
+
+    def route(src: int, dst: int, frame: bytes, now: float) -> list[float]:
+        if (src, dst) == (survivor, observer) and isinstance(frame_of(frame).body, Vote):
+            return []
+        return original(src, dst, frame, now)
+
+    net.route = route
+    net.crash(crashed)
+    net.run_until(lambda: net.machines[survivor].over, max_steps=50_000)
+    assert len(net.machines[observer].replica.chain) > len(net.machines[survivor].replica.chain)
+    net.run_until(lambda: net.machines[observer].over, max_steps=50_000)
+    assert net.machines[observer].replica.head == net.machines[survivor].replica.head
+    assert net.machines[observer].replica.engine.winner == survivor
