@@ -148,7 +148,10 @@ def test_a_commitment_changed_after_seeing_the_nonces_is_caught(
         if fired or m is None or m.over or m.replica.epoch.number < 1:
             return
         rep = m.replica
-        if rep.phase is not EpochPhase.NONCE:
+        # Our own nonce is muted, but our replica counts it: when both honest nonces land in
+        # one read, our phase is already past NONCE before this hook runs. A second
+        # commitment is an equivocation in any of these phases.
+        if rep.phase not in (EpochPhase.NONCE, EpochPhase.SETUP, EpochPhase.BIDDING):
             return
         seen = [e for f in node.capture.frames if (e := opened(f)) is not None
                 and isinstance(e.body, Nonce) and e.round_no == rep.epoch.number]
