@@ -3,8 +3,9 @@
 ``App(session_factory, lang, clock)`` owns the window and the current scene; the session
 factory (injected) turns a lobby :class:`~dudo_p2p.ui.request.TableRequest` into a session, so
 the same UI runs an in-process table with bots or a real peer on the LAN. The loop draws at
-60 fps only while something moves, and otherwise sleeps in ``pygame.event.wait`` with a short
-timeout (so session events and turn timers are still noticed), which keeps idle CPU low.
+60 fps only while something moves, and otherwise naps in 20 ms slices between looks at the
+input queue (so input, session events and turn timers are still noticed), which keeps idle
+CPU low.
 
 Exit codes of ``run``: 0 after a normal quit or a saved screenshot, 2 when there is no display
 (the one-line message names the headless commands), 1 when the table could not be opened.

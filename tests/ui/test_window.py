@@ -65,3 +65,29 @@ def test_after_a_resize_clicks_land_on_the_buttons_drawn(window_app: App,
     assert window_app.window is not None
     corner = window_app.window.get_at((0, 0))[:3] if (ox >= 1 or oy >= 1) else (0, 0, 0)
     assert tuple(corner) == (0, 0, 0)
+
+
+def test_an_idle_scene_naps_instead_of_sdl_wait_and_still_returns_input_at_once(
+    window_app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SDL's event.wait polls every millisecond (3-4 % of a core for an idle window)
+    def no_sdl_wait(*_args: object) -> pygame.event.Event:
+        raise AssertionError("pygame.event.wait used")
+
+    monkeypatch.setattr(pygame.event, "wait", no_sdl_wait)
+    now = [0.0]
+    naps: list[float] = []
+
+    def nap(seconds: float) -> None:  # a fake clock that moves only when the scene naps
+        naps.append(seconds)
+        now[0] += seconds
+
+    monkeypatch.setattr("dudo_p2p.ui.scene.time.sleep", nap)
+    monkeypatch.setattr("dudo_p2p.ui.scene.time.monotonic", lambda: now[0])
+    scene = window_app.scene
+    pygame.event.clear()
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_l, mod=0, unicode="l"))
+    got = scene.wait_input(5.0)
+    assert [e.type for e in got] == [pygame.KEYDOWN] and naps == []  # no nap before input
+    assert scene.wait_input(0.05) == []
+    assert naps == pytest.approx([0.02, 0.02, 0.01])  # short naps, exactly up to the timeout
