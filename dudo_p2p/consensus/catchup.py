@@ -32,10 +32,11 @@ class CatchUpMixin(MachineCore):
     """Sync requests and replies, and telling peers about removals (see the module docstring)."""
 
     def _take_heartbeat(self, peer: int, head: bytes, length: int, now: float) -> None:
-        """A peer's heartbeat: note its length; catch up with a longer log, or with another
+        """A peer's heartbeat: note its length and head; catch up with a longer log, or with another
         head as long as ours (one of us holds a voided epoch's entries: a removal we missed,
         seen from the other side of it), and tell it the removals it may lack."""
         self.peer_lengths[peer] = length
+        self.peer_heads[peer] = head
         ours = len(self.replica.chain)
         if length > ours or (length == ours and head != self.replica.head):
             self._ask_sync(peer, now)

@@ -74,6 +74,7 @@ class MachineCore(ABC):
         self.timers = Timers(timeouts, seating.n, now)
         self.removed_me = False
         self.peer_lengths: dict[int, int] = {}
+        self.peer_heads: dict[int, bytes] = {}  # each seat's head, as its last heartbeat said
         self.pacer = SyncPacer(timeouts.heartbeat)
         self.own_current: bytes | None = None  # our entry for the current position
         self.persisted_len = 0

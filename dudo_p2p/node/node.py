@@ -260,24 +260,12 @@ class Node:
         return self.machine is not None and self.machine.over
 
     def settled(self) -> bool:
-        """Over, and the heartbeat of every other seat still at the table (not removed, dice
-        or not) shows our log length, or the grace ran out: safe to leave without stranding
-        a peer that still needs our last entries.
-
-        Every seat, not only the ones with dice: at the end only the winner has dice, so
-        waiting for the "live" seats let the winner leave at once and left everyone else
-        waiting for a heartbeat from a peer that was gone (the whole grace, 3 s, on every
-        game). Each node sends a heartbeat the moment its game ends (:meth:`_game_over`), so
-        all of them settle within a round trip of the last entry."""
+        """Over, and every other seat still at the table holds our whole log, or the grace
+        ran out: safe to leave (see :func:`settled`)."""
         machine = self.machine
-        if machine is None or not machine.over or self.over_at is None:
+        if machine is None or self.over_at is None:
             return False
-        if self.clock() - self.over_at > SETTLE_GRACE or machine.removed_me:
-            return True
-        length = len(machine.replica.chain)
-        gone = {target for _, target in machine.certificates} | machine.expelled
-        others = [s for s in range(machine.seating.n) if s != machine.seat and s not in gone]
-        return all(machine.peer_lengths.get(s, -1) >= length for s in others)
+        return settled(machine, self.over_at, self.clock())
 
     @property
     def table_code(self) -> str | None:
@@ -571,6 +559,34 @@ class Node:
         if links is not None:
             links.close()
         self.ctx.term()
+
+
+def settled(machine: TableMachine, over_at: float, now: float) -> bool:
+    """Our game ended at ``over_at`` and leaving at ``now`` strands no one: the last heartbeat
+    of every other seat still at the table (not removed, dice or not) shows our head, or we
+    were removed, or :data:`SETTLE_GRACE` ran out.
+
+    Our *head*, not only our length: a peer still in an epoch a removal voided holds that
+    epoch's entries, so its log may be longer than ours while it lacks the removal that
+    ended the game (soak seed 1229). Counting it settled on its length let us leave at the
+    heartbeat that triggers our telling it the removal (catchup.py), with that frame still
+    queued (links close with linger 0) or lost, and nobody left to tell it again. Equal
+    heads mean equal logs (the head hashes the whole chain); after the end nothing more is
+    chained, so a peer that holds our log reports exactly our head.
+
+    Every seat, not only the ones with dice: at the end only the winner has dice, so
+    waiting for the "live" seats let the winner leave at once and left everyone else
+    waiting for a heartbeat from a peer that was gone (the whole grace, 3 s, on every
+    game). Each node sends a heartbeat the moment its game ends (:meth:`Node._game_over`),
+    so all of them settle within a round trip of the last entry."""
+    if not machine.over:
+        return False
+    if now - over_at > SETTLE_GRACE or machine.removed_me:
+        return True
+    head = machine.replica.head
+    gone = {target for _, target in machine.certificates} | machine.expelled
+    others = [s for s in range(machine.seating.n) if s != machine.seat and s not in gone]
+    return all(machine.peer_heads.get(s) == head for s in others)
 
 
 def poll_timeout_ms(seconds: float) -> int:
