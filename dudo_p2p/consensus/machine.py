@@ -385,6 +385,12 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
 
     def _candidate(self, env: Envelope, author: int, now: float) -> None:
         if self.race.offer(env, author, self.replica.epoch.number):
+            # the step timeout for the acks of the act we now ack counts from here, not from
+            # the last move of the log: a seat may think as long as its turn allows (no turn
+            # timer: for ever), and a log stuck that long made us vote out, at our next tick,
+            # every seat whose ack had not arrived within it (a human's 8 s think, then one
+            # peer 200 ms slow under load, was removed for 'timeout')
+            self.timers.progress_at = now
             self._relay(env, author)
         self._settle_race()
         self._try_finalize(now)

@@ -28,7 +28,9 @@ DEFAULT_TIMEOUTS = Timeouts()
 
 class Timers:
     """One machine's deadlines: the next heartbeat, the next re-send while the log is stuck,
-    the last time the log moved and the last time each seat was heard from."""
+    the last progress (``progress_at``: the log moved, or we took the act candidate we ack,
+    so a long think on a turn does not count against the acks of the act that ends it) and
+    the last time each seat was heard from."""
 
     def __init__(self, timeouts: Timeouts, seats: int, now: float) -> None:
         self.timeouts = timeouts
@@ -53,7 +55,7 @@ class Timers:
         return True
 
     def stuck_past(self, limit: float, now: float) -> bool:
-        """The log has not moved for more than ``limit`` seconds."""
+        """No progress (see the class docstring) for more than ``limit`` seconds."""
         return now - self.progress_at > limit
 
     def silent(self, seat: int, now: float) -> bool:

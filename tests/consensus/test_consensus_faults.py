@@ -383,3 +383,35 @@ def test_a_removal_that_ends_the_game_reaches_an_eliminated_seat_that_lost_the_v
     net.run_until(lambda: net.machines[observer].over, max_steps=50_000)
     assert net.machines[observer].replica.head == net.machines[survivor].replica.head
     assert net.machines[observer].replica.engine.winner == survivor
+
+
+def test_a_slow_acker_after_a_long_think_without_turn_timer_is_not_voted_out() -> None:
+    """No turn timer: the seat to act may think as long as it likes (here 8 s, past the 5 s
+    step timeout). Every frame of one honest seat then takes 200 ms (a starved process).
+    The step timeout for the acks of the act counts from the act, not from the last move of
+    the log: counted from the log, every peer voted the slow seat out for 'timeout' at its
+    first tick after the act (a real 4-peer game under load lost an untouched bot so)."""
+    net = FakeNet(4, RuleSet(), seed=0)
+    thinker, slow = 0, 2
+    turn_began: dict[tuple[int, int], float] = {}
+
+    def think_then_play(m: TableMachine) -> None:
+        rep = m.replica
+        if rep.phase is EpochPhase.BIDDING and m.legal_actions():
+            began = turn_began.setdefault((rep.epoch.number, rep.epoch.acts), net.now)
+            if net.now - began < 8.0:
+                return
+        net.play_random(thinker)
+
+    net.policies[thinker] = think_then_play
+    original = net.route
+
+    def route(src: int, dst: int, frame: bytes, now: float) -> list[float]:
+        return [now + 0.2] if src == slow else original(src, dst, frame, now)
+
+    net.route = route
+    net.run()
+    assert len(turn_began) >= 2  # the thinker did think past the step timeout, more than once
+    assert [removed(net, slow, s) for s in range(4)] == [[]] * 4
+    assert all(not isinstance(e, ev.PlayerLeft) for s in range(4) for e in net.events[s])
+    honest_finish(net, None)
