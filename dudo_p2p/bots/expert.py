@@ -3,7 +3,13 @@
 When exactly two seats are left, each holds one or two dice, the table plays the model's
 rules (:func:`model_rules`) and the round is a normal or a one-die palifico round, the
 expert plays the equilibrium strategy solved offline by :mod:`dudo_p2p.bots.cfr` (shipped as
-``endgame_table.json``), sampling its action with the injected RNG.
+``endgame_table.json``), sampling its action with the injected RNG. An equilibrium never
+loses more than the game's value but does not exploit a weak opponent either (pure table play
+cost about 12 points against hard and 11 against normal in seeded duels), so the sampled
+action is checked by play-outs against the fitted opponent model: another legal action is
+played instead only when its value beats the table's by ``exploit_margin`` (0.1 of a die;
+``None`` plays the table as is). Seed 12, 1,000 games: expert vs hard 0.655 (table as is) →
+0.745; vs normal 0.824 → 0.916.
 
 Elsewhere, when the decision fits the play-out model (:func:`playouts.supported`) and hard
 would raise, it takes hard's ``top_raises`` best raises, values each by
@@ -106,6 +112,10 @@ class ExpertBot(ScoringBot):
         # hard's 8 best raises are played out: 3 won about 54 % against hard, 5 and 8 about
         # 60 % (seeded 1,000-game duels), at a p99 under 10 ms per decision.
         self.top_raises = 8
+        # 0.1 of a die: 0.0 gave 0.760 and 0.25 0.733 against hard (seed 12, 1,000 games);
+        # a margin keeps the equilibrium's play where the model sees only a small edge.
+        self.exploit_margin: float | None = 0.1
+        self.exploit_hits = 0
         self.config = config
 
     def decide(self, view: SeatView, legal: list[Action]) -> Action:
@@ -126,11 +136,36 @@ class ExpertBot(ScoringBot):
             options = [(by_name[n], p) for n, p in policy.items() if n in by_name and p > 0]
             if options:
                 self.table_hits += 1
-                return self._rng.choices([a for a, _ in options], [p for _, p in options])[0]
+                table_action = self._rng.choices(
+                    [a for a, _ in options], [p for _, p in options]
+                )[0]
+                if self.exploit_margin is None or not supported(view, legal):
+                    return table_action
+                return self.exploit(view, legal, table_action)
         scored = self.score(view, legal)
         if supported(view, legal):
             return self.playout_choice(view, scored)
         return self.pick(scored)
+
+    def exploit(self, view: SeatView, legal: list[Action], table_action: Action) -> Action:
+        """The table's action, unless play-outs against the fitted opponent value another
+        legal action above it by ``exploit_margin`` (then that action)."""
+        scored = self.score(view, legal)
+        ranked = sorted(range(len(scored)), key=lambda i: scored[i][0])
+        others = [scored[i][1] for i in ranked if scored[i][1] != table_action]
+        candidates = [table_action, *others[: self.top_raises]]
+        know = Knowledge.from_view(view)
+        taus = self._truth.taus([s for s, _ in know.hidden])
+        evaluator = PlayoutEvaluator(
+            view, know, taus, self._truth.prior, self.config, sharpness=self._truth.sharpness
+        )
+        values = evaluator.values(candidates, self._rng)
+        best = max(range(len(candidates)), key=lambda i: (values[i], -i))
+        assert self.exploit_margin is not None
+        if values[best] > values[0] + self.exploit_margin:
+            self.exploit_hits += 1
+            return candidates[best]
+        return table_action
 
     def playout_choice(self, view: SeatView, scored: list[tuple[float, Action]]) -> Action:
         """hard's call when hard would call; else the best of hard's top raises by play-outs.

@@ -70,3 +70,31 @@ def test_expert_plays_from_the_table_in_two_player_endgames_only() -> None:
     # rules outside the solved model switch the table off entirely
     assert not model_rules(RuleSet(aces_wild=False))
     assert model_rules(RuleSet())
+
+
+def test_expert_leaves_the_table_only_when_play_outs_see_a_clear_edge() -> None:
+    import random
+
+    from dudo_p2p.bots import as_player, make_bot
+    from dudo_p2p.bots.expert import ExpertBot
+    from dudo_p2p.rules.runner import play_game
+
+    def endgames(margin: float | None) -> tuple[int, int]:
+        table = exploit = 0
+        for game in range(6):
+            expert = make_bot("expert", random.Random(game))
+            assert isinstance(expert, ExpertBot)
+            expert.exploit_margin = margin
+            hard = make_bot("hard", random.Random(100 + game))
+            play_game(RuleSet(starting_dice=3), 2, [as_player(expert), as_player(hard)],
+                      random.Random(game))
+            table += expert.table_hits
+            exploit += expert.exploit_hits
+        return table, exploit
+
+    table, exploit = endgames(None)
+    assert table > 0 and exploit == 0  # no margin: the equilibrium as solved
+    table, exploit = endgames(0.1)
+    assert 0 < exploit < table  # against hard it deviates, but not at every table decision
+    _, never = endgames(10.0)  # no action can beat the table's value by 10 dice
+    assert never == 0
