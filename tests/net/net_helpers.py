@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import random
 import select
 import socket
 import subprocess
@@ -17,18 +19,30 @@ from dudo_p2p.net.links import Links
 WAIT = 5.0  # generous bound for anything that crosses a real socket
 
 
+# Ports come from below Linux's ephemeral range (32768-60999): a port the OS picked for a
+# probe is also what it hands out next to outgoing connections, and a peer of another test
+# connecting at that moment took it before our peer's bind ("Address already in use").
+_PORTS = random.Random(os.getpid())  # port choice only, never game randomness
+
+
+def _probe_port(kind: int, host: str) -> int:
+    for _ in range(500):
+        port = _PORTS.randrange(20_000, 32_000)
+        with socket.socket(socket.AF_INET, kind) as probe:
+            try:
+                probe.bind((host, port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port between 20000 and 32000")
+
+
 def free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.bind(("0.0.0.0", 0))
-        port: int = probe.getsockname()[1]
-        return port
+    return _probe_port(socket.SOCK_DGRAM, "0.0.0.0")
 
 
 def free_tcp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+    return _probe_port(socket.SOCK_STREAM, "127.0.0.1")
 
 
 def recv_frames(links: Links, count: int, timeout: float = WAIT) -> list[tuple[bytes, bytes]]:

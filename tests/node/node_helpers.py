@@ -8,7 +8,6 @@ process's stderr lines so a test can wait (with a deadline) for "round 1 resolve
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -16,25 +15,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from net_helpers import free_tcp_port, free_udp_port  # noqa: F401  (re-exported)
+
 LOOPBACK = "127.0.0.1"
 LOOPBACK_BROADCAST = "127.255.255.255"
 # Short games keep the folder fast on two shared cores: 3 dice each, quick bots.
 FAST = ["--rule", "starting_dice=3"]
 GAME_TIMEOUT = 90.0
-
-
-def free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.bind(("0.0.0.0", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def free_tcp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((LOOPBACK, 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def loopback_net(beacon_port: int) -> list[str]:
