@@ -41,8 +41,9 @@ def _signed_bytes(
     return encode([ENVELOPE_TAG, PROTOCOL_VERSION, game_id, round_no, seq, author, kind, body])
 
 
-# Both arrays have 8 items (fixarray header 0x98) and share items 1..6 (version .. body); the
-# frame ends with the signature, bin 8 of 64 bytes (header c4 40). In canonical msgpack an
+# Both arrays have 8 items (fixarray header 0x98): the frame's items 0..6 (version .. body)
+# are the signed array's items 1..7, after its tag; the frame ends with the signature, bin 8
+# of 64 bytes (header c4 40). In canonical msgpack an
 # array's encoding is its header followed by its items' encodings, so
 #     signed bytes = 0x98 || enc(ENVELOPE_TAG) || frame[1 : -66]
 #     frame        = 0x98 || signed bytes[len(_SIGNED_HEAD) :] || c4 40 || signature
