@@ -34,6 +34,7 @@ from dudo_p2p.ui.request import (
     TableDirectory,
     TableRequest,
     Unavailable,
+    hotseat_names,
 )
 from dudo_p2p.ui.scene import Scene
 from dudo_p2p.ui.table import DEFAULT_BOT_DELAY_S, TableScene
@@ -234,6 +235,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="skip the lobby and play at once against N bots (1-5)")
     p.add_argument("--hotseat", type=int, metavar="N", choices=range(2, 7),
                    help="pass-and-play: N humans (2-6) share this screen")
+    p.add_argument("--names", metavar="A,B,...", default=None,
+                   help="with --hotseat: the players' names, comma-separated, in seat order "
+                        "(trimmed, at most 16 characters; empty or missing: \"Jugador n\")")
     p.add_argument("--lang", choices=LANGS, default=None,
                    help="language (default: from the locale, Spanish when unsure)")
     p.add_argument("--screenshot", metavar="PATH",
@@ -258,6 +262,13 @@ def run(args: argparse.Namespace, *, session_factory: SessionFactory,
     LAN, or in-process tables). See the module docstring for the exit codes."""
     lang = args.lang or default_lang(os.environ)
     tr = Tr(lang)
+    typed_names = tuple(args.names.split(",")) if getattr(args, "names", None) else ()
+    if typed_names and not args.hotseat:
+        print(tr("app.names_need_hotseat"), file=sys.stderr)
+        return 2
+    if len(typed_names) > (args.hotseat or 0):
+        print(tr("app.too_many_names", names=len(typed_names), n=args.hotseat), file=sys.stderr)
+        return 2
     if not has_display(os.environ):
         if not args.screenshot:
             print(tr("app.no_display"), file=sys.stderr)
@@ -277,7 +288,8 @@ def run(args: argparse.Namespace, *, session_factory: SessionFactory,
     try:
         request: TableRequest | None = None
         if args.hotseat:
-            request = TableRequest("hotseat", rules=rules, players=args.hotseat, seed=args.seed)
+            request = TableRequest("hotseat", rules=rules, players=args.hotseat, seed=args.seed,
+                                   names=hotseat_names(typed_names, args.hotseat))
         elif args.bots or screenshot:
             request = TableRequest("bots", rules=rules, bots=args.bots or 3,
                                    bot_level=args.level, seed=args.seed)

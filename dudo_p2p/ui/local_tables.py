@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dudo_p2p.rules import Action, SeatView
 from dudo_p2p.session import Event, PlayerInfo, Session
 from dudo_p2p.session.local import LocalSession
-from dudo_p2p.ui.request import TableRequest, Unavailable
+from dudo_p2p.ui.request import TableRequest, Unavailable, hotseat_names
 
 BOT_NAMES = ("Ana", "Bruno", "Carmen", "Diego", "Elena", "Fede")
 
@@ -78,7 +78,7 @@ def local_factory(request: TableRequest, clock: Callable[[], float] = time.monot
         raise Unavailable(request.address)
     if request.kind == "hotseat":
         n = request.players
-        names = tuple(f"#{i + 1}" for i in range(n))
+        names = hotseat_names(request.names, n)  # "" seats: "Jugador n" at the table
         table = LocalSession(request.rules, n, set(range(n)), {}, rng, clock, names=names)
         return HotseatSeat(table)
     n = max(1, request.bots) + 1

@@ -27,7 +27,8 @@ class TableRequest:
     - ``bots``: play now against ``bots`` bots (1..5), seats filled at once;
     - ``create``: host a table on the LAN, ``bots`` fill the seats nobody takes;
     - ``join``: join the table at ``address`` ("host:port");
-    - ``hotseat``: ``players`` humans (2..6) pass one device around.
+    - ``hotseat``: ``players`` humans (2..6) pass one device around, called ``names`` (as
+      typed; :func:`hotseat_names` cleans them; a missing or empty one is "Jugador n").
     """
 
     kind: RequestKind
@@ -38,6 +39,7 @@ class TableRequest:
     address: str = ""
     players: int = 0
     seed: int | None = None
+    names: tuple[str, ...] = ()
 
 
 class TableListing(Protocol):
@@ -74,6 +76,36 @@ def parse_address(text: str) -> tuple[str, int] | None:
     if not 1 <= number <= 65535:
         return None
     return host.strip("[]"), number
+
+
+MAX_NAME_CHARS = 16  # a hot-seat name longer than this is cut (the seat plate clips it too)
+
+
+def clean_name(text: str) -> str:
+    """``text`` as a display name: control characters dropped, runs of spaces made one,
+    trimmed, cut to :data:`MAX_NAME_CHARS` characters ("" when nothing is left)."""
+    printable = "".join(ch if ch.isprintable() else " " for ch in text)
+    return " ".join(printable.split())[:MAX_NAME_CHARS].rstrip()
+
+
+def hotseat_names(typed: Sequence[str], players: int) -> tuple[str, ...]:
+    """The names of ``players`` hot-seat seats from the ``typed`` ones, seat by seat: each
+    cleaned with :func:`clean_name`; a missing or empty one stays "" (the table shows it as
+    "Jugador n" / "Player n" in the language shown); extra names are dropped. A name equal
+    (ignoring case) to an earlier one gets " 2", " 3"... so every player can tell which seat
+    is theirs on the hand-over screen."""
+    names: list[str] = []
+    taken: set[str] = set()
+    for i in range(players):
+        base = clean_name(typed[i]) if i < len(typed) else ""
+        name, n = base, 1
+        while name and name.casefold() in taken:
+            n += 1
+            suffix = f" {n}"
+            name = base[:MAX_NAME_CHARS - len(suffix)].rstrip() + suffix
+        taken.add(name.casefold())
+        names.append(name)
+    return tuple(names)
 
 
 class Unavailable(Exception):

@@ -193,16 +193,23 @@ class TableScene(Scene):
     @property
     def names(self) -> tuple[str, ...]:
         """Names for display: an unnamed seat (our own, offline) reads "Jugador" / "Player"
-        in the language shown now (a third-person name, so the reveal's sentences stay
-        grammatical); a long name is cut to what a seat's plate shows, so sentences that name
-        two players still fit. Cached per language and names."""
+        ("Jugador 2" / "Player 2" at a hot-seat table) in the language shown now (a
+        third-person name, so the reveal's sentences stay grammatical); a long name is cut to
+        what a seat's plate shows, so sentences that name two players still fit. Cached per
+        language and names."""
         lang, raw, shown = self._shown_names
         if lang != self.tr.lang or raw != self._raw_names:
             raw = self._raw_names
-            shown = tuple(draw.clip(n or self.tr("table.you_name"), NAME_SIZE, NAME_WIDTH)
-                          for n in raw)
+            shown = tuple(draw.clip(n or self._default_name(seat), NAME_SIZE, NAME_WIDTH)
+                          for seat, n in enumerate(raw))
             self._shown_names = (self.tr.lang, raw, shown)
         return shown
+
+    def _default_name(self, seat: int) -> str:
+        # hot-seat: every seat is a human on this screen, numbered so the hand-over names one
+        if self.hotseat:
+            return self.tr("hotseat.player", n=seat + 1)
+        return self.tr("table.you_name")
 
     @property
     def my_turn(self) -> bool:
