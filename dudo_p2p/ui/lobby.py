@@ -1,5 +1,9 @@
 """The lobby: tables on the LAN, join by address, create a table, or play bots right away.
 
+Same-device (hot-seat) play: "OK" opens a panel with one name field per player (in place of
+the LAN panels); empty fields read "Jugador n", names are cleaned and made distinct by
+:func:`~dudo_p2p.ui.request.hotseat_names`.
+
 The rule set is chosen field by field from the rules' ``VARIANTS`` table, each shown with its
 one-line explanation in the player's language; a combination the rules refuse is not taken and
 the reason is shown instead.
@@ -19,10 +23,12 @@ from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.i18n import LEVEL_KEYS, VALUE_KEYS
 from dudo_p2p.ui.request import (
     BOT_LEVELS,
+    MAX_NAME_CHARS,
     TIMER_CHOICES,
     TableDirectory,
     TableListing,
     TableRequest,
+    hotseat_names,
     parse_address,
 )
 from dudo_p2p.ui.scene import Host, Scene
@@ -34,6 +40,13 @@ RULES_PER_PAGE = 6
 DIRECTORY_POLL_S = 1.0
 JOIN_X = 480  # left edge of the Join buttons of the listed tables
 LANGUAGE_BUTTON = pygame.Rect(470, 24, 150, 44)  # top left, beside the title
+MAX_HOTSEAT = 6
+
+
+def _name_field(i: int) -> TextField:
+    """The name field of hot-seat player ``i`` (0..5): two columns of three in the panel."""
+    rect = pygame.Rect(60 + (i % 2) * 276, 410 + (i // 2) * 56, 264, 46)
+    return TextField(rect, max_len=MAX_NAME_CHARS, allowed=None, size=24)
 
 
 class LobbyScene(Scene):
@@ -49,6 +62,8 @@ class LobbyScene(Scene):
         self.timer_index = 0
         self.page = 0
         self.address = TextField(pygame.Rect(60, 668, 380, 48))
+        self.naming = False  # the hot-seat names panel is open (it replaces the LAN panels)
+        self.name_fields = [_name_field(i) for i in range(MAX_HOTSEAT)]
         self.message = ""
         self.listings: list[TableListing] = []
         self._polled_at: float | None = None
@@ -78,8 +93,10 @@ class LobbyScene(Scene):
     def request(self, kind: str) -> TableRequest:
         """The request the current settings describe, for ``kind`` bots/create/hotseat."""
         if kind == "hotseat":
-            return TableRequest("hotseat", rules=self.rules, players=self.hotseat_players,
-                                turn_timer_s=self.turn_timer)
+            n = self.hotseat_players
+            typed = [f.value for f in self.name_fields[:n]]
+            return TableRequest("hotseat", rules=self.rules, players=n,
+                                turn_timer_s=self.turn_timer, names=hotseat_names(typed, n))
         if kind == "create":
             return TableRequest("create", rules=self.rules, bots=self.n_bots,
                                 bot_level=self.level, turn_timer_s=self.turn_timer)
@@ -94,18 +111,59 @@ class LobbyScene(Scene):
         self.host.start_table(TableRequest("join", address=address.strip(),
                                            turn_timer_s=self.turn_timer))
 
+    def open_names(self) -> None:
+        """Open the hot-seat names panel, the first name field ready for typing."""
+        self.naming = True
+        self.address.focused = False
+        for i, f in enumerate(self.name_fields):
+            f.focused = i == 0
+
+    def close_names(self) -> None:
+        """Back to the LAN panels; the typed names stay for the next time."""
+        self.naming = False
+        for f in self.name_fields:
+            f.focused = False
+
+    def _fields(self) -> list[TextField]:
+        """The text fields on screen now."""
+        if self.naming:
+            return self.name_fields[:self.hotseat_players]
+        return [self.address]
+
+    def _next_field(self) -> None:
+        fields = self._fields()
+        at = next((i for i, f in enumerate(fields) if f.focused), -1)
+        for i, f in enumerate(fields):
+            f.focused = i == (at + 1) % len(fields)
+
     # -- events --------------------------------------------------------------------------
     def handle_event(self, event: pygame.event.Event) -> None:
-        if self.address.handle(event) and event.type in (pygame.KEYDOWN, pygame.TEXTINPUT):
+        fields = self._fields()
+        for f in fields:
+            f.handle(event)
+        focused = next((f for f in fields if f.focused), None)
+        if focused is not None and event.type == pygame.KEYDOWN:
+            # typing goes to the field: letters must not fire the lobby's hotkeys (L, Space)
+            if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+                if self.naming:
+                    self.host.start_table(self.request("hotseat"))
+                else:
+                    self.join(self.address.value)
+            elif event.key == pygame.K_TAB:
+                self._next_field()
+            elif event.key == pygame.K_ESCAPE and self.naming:
+                self.close_names()
+            elif event.key == pygame.K_ESCAPE:
+                focused.focused = False
             return
-        if (event.type == pygame.KEYDOWN and self.address.focused
-                and event.key in (pygame.K_RETURN, pygame.K_KP_ENTER)):
-            self.join(self.address.value)
+        if event.type == pygame.TEXTINPUT:
             return
         super().handle_event(event)
 
     def handle_key(self, key: int, mod: int) -> None:
-        if key == pygame.K_ESCAPE:
+        if key == pygame.K_ESCAPE and self.naming:
+            self.close_names()
+        elif key == pygame.K_ESCAPE:
             self.host.quit()
         elif key == pygame.K_l:
             self.host.toggle_language()
@@ -138,14 +196,21 @@ class LobbyScene(Scene):
                                    self.host.toggle_language, size=24, hotkey="L",
                                    name="language"))
         self._draw_quick(surface)
-        self._draw_tables(surface)
-        self._draw_join(surface)
+        if self.naming:
+            self._draw_names(surface)
+        else:
+            self._draw_tables(surface)
+            self._draw_join(surface)
         self._draw_create(surface)
         hint = self.message or tr("lobby.hint")
         color = theme.RED if self.message else theme.HINT
         draw.text(surface, hint, (640, 780), 22, color, anchor="midbottom", max_width=1240)
         self.draw_buttons(surface)
-        self.address.draw(surface, tr("lobby.address_hint"))
+        if self.naming:
+            for i, f in enumerate(self.name_fields[:self.hotseat_players]):
+                f.draw(surface, tr("hotseat.player", n=i + 1))
+        else:
+            self.address.draw(surface, tr("lobby.address_hint"))
 
     def _choice(self, rect: pygame.Rect, label: str, selected: bool,
                 action: Callable[[], object], name: str) -> None:
@@ -170,9 +235,23 @@ class LobbyScene(Scene):
             self, "hotseat_players", max(2, self.hotseat_players - 1)), name="hotseat_minus"))
         self.buttons.append(Button(pygame.Rect(446, 250, 58, 50), "+", lambda: setattr(
             self, "hotseat_players", min(6, self.hotseat_players + 1)), name="hotseat_plus"))
-        self.buttons.append(Button(pygame.Rect(512, 250, 88, 50), "OK",
-                                   lambda: self.host.start_table(self.request("hotseat")),
+        self.buttons.append(Button(pygame.Rect(512, 250, 88, 50), "OK", self.open_names,
                                    size=26, name="hotseat_go"))
+
+    def _draw_names(self, surface: pygame.Surface) -> None:
+        tr = self.tr
+        box = pygame.Rect(40, 346, 580, 406)
+        draw.panel(surface, box)
+        draw.text(surface, tr("lobby.names", n=self.hotseat_players), (60, 362), 34,
+                  theme.GOLD, max_width=540)
+        draw.text(surface, tr("lobby.names_hint", n=MAX_NAME_CHARS), (60, 588), 22,
+                  theme.MUTED, max_width=540)
+        self.buttons.append(Button(pygame.Rect(60, 668, 200, 56), tr("lobby.names_back"),
+                                   self.close_names, size=26, hotkey="Esc",
+                                   name="hotseat_back"))
+        self.buttons.append(Button(pygame.Rect(300, 668, 300, 56), tr("lobby.names_start"),
+                                   lambda: self.host.start_table(self.request("hotseat")),
+                                   size=26, hotkey="Enter", name="hotseat_start"))
 
     def _draw_tables(self, surface: pygame.Surface) -> None:
         tr = self.tr

@@ -62,15 +62,18 @@ def find(buttons: Sequence[Button], name: str) -> Button:
 
 @dataclass
 class TextField:
-    """A one-line text entry (host:port). Typing goes in while ``focused``."""
+    """A one-line text entry (host:port, a player's name). Typing goes in while ``focused``:
+    characters in ``allowed`` (any printable one when ``allowed`` is None), up to
+    ``max_len`` of them."""
 
     rect: pygame.Rect
     value: str = ""
     focused: bool = False
     max_len: int = 64
-    allowed: str = field(
+    allowed: str | None = field(
         default="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:-[]_"
     )
+    size: int = 26  # font size of the value
 
     def handle(self, event: pygame.event.Event) -> bool:
         """Take a key or text event when focused; returns True when it was consumed."""
@@ -81,7 +84,8 @@ class TextField:
             return False
         if event.type == pygame.TEXTINPUT:
             for ch in event.text:
-                if ch in self.allowed and len(self.value) < self.max_len:
+                ok = ch.isprintable() if self.allowed is None else ch in self.allowed
+                if ok and len(self.value) < self.max_len:
                     self.value += ch
             return True
         if event.type == pygame.KEYDOWN and event.key == pygame.K_BACKSPACE:
@@ -96,8 +100,8 @@ class TextField:
         pygame.draw.rect(surface, edge, self.rect, width=3, border_radius=8)
         shown = self.value or placeholder
         col = theme.INK if self.value else theme.DIM
-        r = draw.text(surface, shown, (self.rect.left + 12, self.rect.centery), 26, col,
-                      anchor="midleft", shadow=False)
+        r = draw.text(surface, shown, (self.rect.left + 12, self.rect.centery), self.size, col,
+                      anchor="midleft", shadow=False, max_width=self.rect.width - 24)
         if self.focused:
             x = r.right + 3 if self.value else self.rect.left + 12
             top, bottom = self.rect.top + 8, self.rect.bottom - 8

@@ -9,13 +9,14 @@ import pygame
 import pytest
 
 from dudo_p2p.ui import app as app_module
-from dudo_p2p.ui import draw
+from dudo_p2p.ui import draw, widgets
 from dudo_p2p.ui.app import App, add_parser
+from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.request import MAX_NAME_CHARS, TableRequest, clean_name, hotseat_names
 from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
-from .helpers import TextRecorder, bot_tables, click
+from .helpers import TextRecorder, bot_tables, click, click_button, key
 
 
 def _app(clock: FakeClock, surface: pygame.Surface, lang: str) -> App:
@@ -127,3 +128,63 @@ def test_play_hotseat_names_reach_the_table_request(monkeypatch: pytest.MonkeyPa
     finally:
         pygame.display.init()  # run() closed the display; the session fixture expects it open
     assert seen[0].names == ("Ana", "", "Ana 2") and seen[0].players == 3
+
+
+def _type(app: App, text: str) -> None:
+    """Type ``text`` as the keyboard would: a key press and the text it makes, per letter."""
+    for ch in text:
+        k = pygame.key.key_code(ch) if ch.isalpha() else pygame.K_SPACE if ch == " " else 0
+        app.dispatch(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode=ch, scancode=0))
+        app.dispatch(pygame.event.Event(pygame.TEXTINPUT, text=ch))
+
+
+def _lobby(app: App) -> LobbyScene:
+    app.show_lobby()
+    assert isinstance(app.scene, LobbyScene)
+    return app.scene
+
+
+def test_lobby_names_the_hotseat_players_and_the_table_shows_them(
+        clock: FakeClock, surface: pygame.Surface) -> None:
+    app = _app(clock, surface, "es")
+    lobby = _lobby(app)
+    click_button(app, "hotseat_plus")  # 3 players
+    click_button(app, "hotseat_go")
+    assert lobby.naming and lobby.name_fields[0].focused
+    _type(app, "  Ana lola")  # 'l' is the language hotkey and Space plays bots: not here
+    assert lobby.tr.lang == "es" and app.scene is lobby
+    key(app, pygame.K_TAB)
+    key(app, pygame.K_TAB)
+    _type(app, "ANA LOLA")
+    click_button(app, "hotseat_start")
+    scene = app.scene
+    assert isinstance(scene, TableScene) and scene.hotseat
+    assert scene.names == ("Ana lola", "Jugador 2", "ANA LOLA 2")
+
+
+def test_lobby_name_fields_stop_at_the_limit_and_enter_starts_the_table(
+        clock: FakeClock, surface: pygame.Surface) -> None:
+    app = _app(clock, surface, "en")
+    lobby = _lobby(app)
+    click_button(app, "hotseat_go")
+    _type(app, "Bartholomew the Magnificent")
+    assert lobby.name_fields[0].value == "Bartholomew the Magnificent"[:MAX_NAME_CHARS]
+    key(app, pygame.K_RETURN)
+    scene = app.scene
+    assert isinstance(scene, TableScene)
+    assert scene.names[1] == "Player 2"
+    assert len(scene.request.names[0]) <= MAX_NAME_CHARS
+
+
+def test_lobby_names_panel_goes_back_with_escape_keeping_the_typed_names(
+        clock: FakeClock, surface: pygame.Surface) -> None:
+    app = _app(clock, surface, "es")
+    lobby = _lobby(app)
+    click_button(app, "hotseat_go")
+    _type(app, "Marta")
+    key(app, pygame.K_ESCAPE)
+    assert not lobby.naming and app.scene is lobby and app.running  # the panel, not the app
+    app.frame()
+    widgets.find(lobby.buttons, "join_address")  # the LAN panels are back
+    click_button(app, "hotseat_go")
+    assert lobby.request("hotseat").names == ("Marta", "")
