@@ -92,8 +92,8 @@ class Scene:
         return False
 
     def wait_input(self, timeout: float) -> list[pygame.event.Event]:
-        """Sleep up to ``timeout`` s or until input arrives; return the input. A scene with
-        a networked session overrides this to keep its peer running while it sleeps."""
+        """Sleep up to ``timeout`` s or until input arrives (or :meth:`nap` ends early);
+        return the input."""
         # Not pygame.event.wait: SDL's wait polls its queue every millisecond, 3-4 % of a core
         # for an idle window (measured under Xvfb and the dummy driver); naps of
         # INPUT_SLICE_S between looks cost 0.7 % and keep input within about a frame.
@@ -103,7 +103,14 @@ class Scene:
             remaining = end - time.monotonic()
             if events or remaining <= 0:
                 return events
-            time.sleep(min(remaining, INPUT_SLICE_S))
+            if self.nap(min(remaining, INPUT_SLICE_S)):
+                return []
+
+    def nap(self, seconds: float) -> bool:
+        """Sleep ``seconds`` between looks at the input queue; True to stop waiting at once.
+        A scene with a networked session overrides it to run its peer meanwhile."""
+        time.sleep(seconds)
+        return False
 
     def take_changed(self) -> bool:
         """True (once) when the screen must be drawn again though no input came; scenes that

@@ -64,7 +64,6 @@ LIFT_S = 0.7  # cups rise at a reveal
 REVEAL_HOLD_S = 6.0  # a reveal stays this long unless dismissed
 TOAST_S = 5.0  # how long an event sentence stays at the top of the table
 REFRESH_S = 0.5  # re-read the view at least this often (turn timers, remote tables)
-NET_SLICE_S = 0.02  # while idle, look at the input queue this often between node steps
 DEFAULT_BOT_DELAY_S = 0.9  # an in-process bot "thinks" this long so humans can follow
 Words = Callable[[Tr], str]  # a message kept as how to say it: it follows a language switch
 NAME_SIZE, NAME_WIDTH = 26, 150  # a shown name fits this many pixels at this font size
@@ -485,22 +484,15 @@ class TableScene(Scene):
             return True
         return changed
 
-    def wait_input(self, timeout: float) -> list[pygame.event.Event]:
-        """Sleep until input or a table event, keeping a networked peer running meanwhile
-        (its ``wait`` runs the node loop); an in-process table just waits for input."""
+    def nap(self, seconds: float) -> bool:
+        """Between looks at the input queue, keep a networked peer running (its ``wait``
+        runs the node loop); True when it returned early: it has news for update(). An
+        in-process table just sleeps."""
         if isinstance(self.session, Steppable):
-            return super().wait_input(timeout)
-        end = time.monotonic() + timeout
-        while True:
-            events = pygame.event.get()
-            remaining = end - time.monotonic()
-            if events or remaining <= 0:
-                return events
-            slice_s = min(remaining, NET_SLICE_S)
-            started = time.monotonic()
-            self.session.wait(slice_s)
-            if time.monotonic() - started < slice_s * 0.9:
-                return []  # the session returned early: it has news for update()
+            return super().nap(seconds)
+        started = time.monotonic()
+        self.session.wait(seconds)
+        return time.monotonic() - started < seconds * 0.9
 
     def animating(self, now: float) -> bool:
         if self.shake_started is not None and now - self.shake_started < SHAKE_S:
