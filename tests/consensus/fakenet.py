@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from dudo_p2p.consensus.genesis import Candidate, propose, seating_from, sign
 from dudo_p2p.consensus.machine import Emit, Log, Persist, Send, TableMachine, Timeouts
-from dudo_p2p.consensus.replica import Seating
+from dudo_p2p.consensus.replica import EpochPhase, Seating
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.rules import RuleSet
 
@@ -200,3 +200,22 @@ def faulty_route(net: FakeNet, drop: float, dup: float, max_delay: float) -> Rou
         return [now + net.rng.uniform(0.0005, max_delay) for _ in range(copies)]
 
     return route
+
+
+def one_eliminated_mid_round(seed: int = 8) -> tuple[FakeNet, int, int, int]:
+    """Three seats of 3 dice played until one is eliminated and the other two are bidding
+    in a round it takes no part in: (net, observer, crashed, survivor) — the eliminated
+    seat, and the two still playing, for a test to crash the first of them."""
+    rules = RuleSet.from_dict({**RuleSet().to_dict(), "starting_dice": 3})
+    net = FakeNet(3, rules, seed=seed)
+    net.run_until(lambda: not all(net.machines[0].replica.engine.alive))
+    observer = net.machines[0].replica.engine.alive.index(False)
+    crashed, survivor = [s for s in range(3) if s != observer]
+    net.run_until(
+        lambda: all(
+            net.machines[s].replica.phase is EpochPhase.BIDDING
+            and observer not in net.machines[s].replica.epoch.participants
+            for s in range(3)
+        )
+    )
+    return net, observer, crashed, survivor

@@ -14,7 +14,7 @@ from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import Ack, Act, Commit, Reveal, SyncReply, Vote
 from dudo_p2p.rules import Bid, Calzo, Raise, RuleSet
 
-from .fakenet import FakeNet
+from .fakenet import FakeNet, one_eliminated_mid_round
 
 
 def honest_finish(net: FakeNet, cheater: int | None) -> None:
@@ -357,18 +357,7 @@ def test_a_removal_that_ends_the_game_reaches_an_eliminated_seat_that_lost_the_v
     holding the voided round, is then longer than the survivor's: it never asks to catch up,
     and the survivor, over by the forfeit, re-sends nothing. The survivor tells it the
     removal when its heartbeat shows a longer log (it hung: soak seed 1229)."""
-    rules = RuleSet.from_dict({**RuleSet().to_dict(), "starting_dice": 3})
-    net = FakeNet(3, rules, seed=8)
-    net.run_until(lambda: not all(net.machines[0].replica.engine.alive))
-    observer = net.machines[0].replica.engine.alive.index(False)
-    crashed, survivor = [s for s in range(3) if s != observer]
-    net.run_until(
-        lambda: all(
-            net.machines[s].replica.phase is EpochPhase.BIDDING
-            and observer not in net.machines[s].replica.epoch.participants
-            for s in range(3)
-        )
-    )
+    net, observer, crashed, survivor = one_eliminated_mid_round()
     original = net.route
 
     def route(src: int, dst: int, frame: bytes, now: float) -> list[float]:

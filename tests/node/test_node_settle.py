@@ -4,9 +4,8 @@ network (fake clock, no sockets); the node's leaving is the survivor's crash the
 
 from __future__ import annotations
 
-from consensus.fakenet import FakeNet
+from consensus.fakenet import FakeNet, one_eliminated_mid_round
 
-from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.node.node import SETTLE_GRACE, settled
 from dudo_p2p.protocol.envelope import open_envelope
 from dudo_p2p.protocol.kinds import SyncReply, Vote
@@ -21,18 +20,7 @@ def test_the_winner_by_forfeit_stays_until_a_seat_on_a_longer_voided_log_has_the
     a peer settled on its log *length* let it leave at once (the observer's length passes
     ours), and the observer waited for ever; on its *head*, the survivor stays, tells it
     again a heartbeat later, and leaves once the observer reports the final head."""
-    rules = RuleSet.from_dict({**RuleSet().to_dict(), "starting_dice": 3})
-    net = FakeNet(3, rules, seed=8)
-    net.run_until(lambda: not all(net.machines[0].replica.engine.alive))
-    observer = net.machines[0].replica.engine.alive.index(False)
-    crashed, survivor = [s for s in range(3) if s != observer]
-    net.run_until(
-        lambda: all(
-            net.machines[s].replica.phase is EpochPhase.BIDDING
-            and observer not in net.machines[s].replica.epoch.participants
-            for s in range(3)
-        )
-    )
+    net, observer, crashed, survivor = one_eliminated_mid_round()
     original = net.route
     dropped = {"tells": 0}
 
