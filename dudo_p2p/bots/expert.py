@@ -102,6 +102,25 @@ def table_policy(view: SeatView) -> dict[str, float] | None:
     return row
 
 
+def table_choice(view: SeatView, legal: list[Action], rng: random.Random) -> Action | None:
+    """An action of ``legal`` sampled from the table's distribution (None: no table here)."""
+    policy = table_policy(view)
+    if not policy:
+        return None
+    by_name: dict[str, Action] = {}
+    for a in legal:
+        if isinstance(a, Raise):
+            by_name[bid_key((a.bid.count, a.bid.face))] = a
+        elif isinstance(a, Dudo):
+            by_name["dudo"] = a
+        elif isinstance(a, Calzo):
+            by_name["calzo"] = a
+    options = [(by_name[n], p) for n, p in policy.items() if n in by_name and p > 0]
+    if not options:
+        return None
+    return rng.choices([a for a, _ in options], [p for _, p in options])[0]
+
+
 class ExpertBot(ScoringBot):
     """hard + the CFR endgame table + Monte Carlo play-outs (see the module docstring)."""
 
@@ -123,25 +142,12 @@ class ExpertBot(ScoringBot):
         choice = setup_choice(legal)
         if choice is not None:
             return choice
-        policy = table_policy(view)
-        if policy:
-            by_name: dict[str, Action] = {}
-            for a in legal:
-                if isinstance(a, Raise):
-                    by_name[bid_key((a.bid.count, a.bid.face))] = a
-                elif isinstance(a, Dudo):
-                    by_name["dudo"] = a
-                elif isinstance(a, Calzo):
-                    by_name["calzo"] = a
-            options = [(by_name[n], p) for n, p in policy.items() if n in by_name and p > 0]
-            if options:
-                self.table_hits += 1
-                table_action = self._rng.choices(
-                    [a for a, _ in options], [p for _, p in options]
-                )[0]
-                if self.exploit_margin is None or not supported(view, legal):
-                    return table_action
-                return self.exploit(view, legal, table_action)
+        table_action = table_choice(view, legal, self._rng)
+        if table_action is not None:
+            self.table_hits += 1
+            if self.exploit_margin is None or not supported(view, legal):
+                return table_action
+            return self.exploit(view, legal, table_action)
         scored = self.score(view, legal)
         if supported(view, legal):
             return self.playout_choice(view, scored)

@@ -19,10 +19,10 @@ import json
 import multiprocessing
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from dudo_p2p.bots import LEVELS, as_player, make_bot
+from dudo_p2p.bots import LEVELS, POOL, as_player, make_bot
 from dudo_p2p.bots.stats import elo_difference, fair_share_score, wilson_interval
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.rules import RuleSet
@@ -99,6 +99,10 @@ class Summary:
         }
 
 
+#: ``progress(done, total)`` after each game (the CLI's progress line on stderr).
+Progress = Callable[[int, int], None]
+
+
 def run_tournament(
     players: int,
     games: int,
@@ -107,38 +111,46 @@ def run_tournament(
     rules: RuleSet,
     *,
     workers: int = 1,
-    progress: bool = False,
+    progress: bool | Progress = False,
 ) -> Summary:
-    """Play ``games`` (rounded up to whole rotation blocks) and summarise them."""
+    """Play ``games`` (rounded up to whole rotation blocks) and summarise them.
+
+    ``levels`` may name levels (:data:`LEVELS`) and sparring-pool members (:data:`POOL`).
+    ``progress``: True prints a progress line on stderr; a callable is called instead.
+    """
     base = lineup(levels, players)
     for level in base:
-        if level not in LEVELS:
-            raise InvalidValue(f"unknown bot level {level!r}; choose from {', '.join(LEVELS)}")
+        if level not in LEVELS and level not in POOL:
+            raise InvalidValue(
+                f"unknown bot {level!r}; choose from {', '.join((*LEVELS, *POOL))}"
+            )
     total = -(-games // players) * players
     jobs = [Job(g, seed, players, base, rules.to_dict()) for g in range(total)]
     wins = dict.fromkeys(base, 0)
     seats = {lv: base.count(lv) for lv in wins}
-    step = max(1, total // 50)
-    done = 0
+    report = progress if callable(progress) else _progress_line if progress else None
     if workers > 1:
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            for _, winner in pool.imap_unordered(play_one, jobs, chunksize=4):
-                wins[winner] += 1
-                done += 1
-                _progress(progress, done, total, step)
+            outcomes = pool.imap_unordered(play_one, jobs, chunksize=4)
+            _count(outcomes, wins, total, report)
     else:
-        for job in jobs:
-            _, winner = play_one(job)
-            wins[winner] += 1
-            done += 1
-            _progress(progress, done, total, step)
-    if progress:
+        _count(map(play_one, jobs), wins, total, report)
+    if progress is True:
         print(file=sys.stderr)
     return Summary(total, players, wins, seats)
 
 
-def _progress(enabled: bool, done: int, total: int, step: int) -> None:
-    if enabled and (done % step == 0 or done == total):
+def _count(
+    outcomes: Iterable[tuple[int, str]], wins: dict[str, int], total: int, report: Progress | None
+) -> None:
+    for done, (_, winner) in enumerate(outcomes, start=1):
+        wins[winner] += 1
+        if report is not None:
+            report(done, total)
+
+
+def _progress_line(done: int, total: int) -> None:
+    if done % max(1, total // 50) == 0 or done == total:
         print(f"\rtournament: {done}/{total} games", end="", file=sys.stderr, flush=True)
 
 
@@ -147,7 +159,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p = subparsers.add_parser("tournament", help="bots against bots, with win rates and CIs")
     p.add_argument("--players", type=int, default=2, help="seats at the table (2..6)")
     p.add_argument("--games", type=int, default=200, help="games to play (whole rotations)")
-    p.add_argument("--bots", required=True, help="levels per seat, e.g. expert,normal")
+    p.add_argument("--bots", help="levels (or pool:STYLE members) per seat, e.g. expert,normal")
+    p.add_argument("--matrix", action="store_true",
+                   help="every level against every sparring-pool member (a cell per pairing)")
+    p.add_argument("--levels", help="--matrix: levels to play (default easy,normal,hard,expert)")
+    p.add_argument("--pool", help="--matrix: pool members to meet (default all)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--workers", type=int, default=2, help="processes (1: in this process)")
@@ -159,9 +175,13 @@ def run(args: argparse.Namespace) -> int:
     """Run the tournament described by ``args``; prints a table (and JSON with --json)."""
     try:
         rules = RuleSet.parse_options(args.rule)
-        levels = [lv.strip() for lv in str(args.bots).split(",") if lv.strip()]
         if not 2 <= args.players <= 6 or args.games < 1:
             raise InvalidValue("need 2..6 players and at least one game")
+        if args.matrix:
+            return _run_matrix(args, rules)
+        if not args.bots:
+            raise InvalidValue("give --bots (or --matrix)")
+        levels = [lv.strip() for lv in str(args.bots).split(",") if lv.strip()]
         summary = run_tournament(
             args.players, args.games, levels, args.seed, rules,
             workers=max(1, args.workers), progress=args.games >= 100,
@@ -182,6 +202,26 @@ def run(args: argparse.Namespace) -> int:
         print(f"  Elo difference {a} - {b}: {summary.elo(a) - summary.elo(b):+.0f}")
     if args.json:
         print(json.dumps(summary.to_json()))
+    return 0
+
+
+def _run_matrix(args: argparse.Namespace, rules: RuleSet) -> int:
+    from dudo_p2p.bots import matrix  # the matrix builds on this module
+
+    levels = matrix.parse_names(args.levels, LEVELS, matrix.MATRIX_LEVELS)
+    members = matrix.parse_names(args.pool, tuple(POOL), tuple(POOL))
+    result = matrix.run_matrix(
+        args.players, args.games, args.seed, rules, levels=levels, members=members,
+        workers=max(1, args.workers), status=matrix.stderr_status(),
+    )
+    print(file=sys.stderr)
+    shape = "head to head" if args.players == 2 else f"one level vs {args.players - 1} of a member"
+    print(f"{result.cells[(levels[0], members[0])].games} games a cell, {args.players} players "
+          f"({shape}), seed {args.seed}: win rate of the level, 95% CI")
+    for line in result.lines():
+        print(line)
+    if args.json:
+        print(json.dumps(result.to_json()))
     return 0
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 import pytest
 
 from dudo_p2p.bots import tournament
+from dudo_p2p.bots.stats import wilson_interval
 from dudo_p2p.errors import InvalidValue
 
 
@@ -60,4 +62,70 @@ def test_bad_arguments_exit_with_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, _ = _run(capsys, ["--bots", "normal,grandmaster", "--workers", "1", "--games", "2"])
     assert code == 2
     code, _ = _run(capsys, ["--bots", "normal", "--rule", "nonsense=1", "--workers", "1"])
+    assert code == 2
+
+
+def test_pool_members_are_seated_and_a_strong_effect_shows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out = _run(
+        capsys,
+        ["--players", "2", "--games", "60", "--bots", "normal,pool:binomial", "--seed", "3",
+         "--workers", "1", "--json"],
+    )
+    assert code == 0
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert set(summary["win_rate"]) == {"normal", "pool:binomial"}
+    assert summary["ci95"]["normal"][0] > 0.7  # normal beats it ~0.98 on long runs
+
+
+def test_matrix_prints_every_level_against_every_member_with_intervals(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out = _run(
+        capsys,
+        ["--matrix", "--levels", "random,normal", "--pool", "binomial,pool:liar",
+         "--games", "12", "--seed", "4", "--workers", "1", "--rule", "starting_dice=3",
+         "--json"],
+    )
+    assert code == 0
+    lines = out.strip().splitlines()
+    data = json.loads(lines[-1])
+    assert data["players"] == 2 and data["games"] == 12 and data["seed"] == 4
+    assert set(data["cells"]) == {"random", "normal"}
+    table = lines[1:-1]
+    assert table[0].split() == ["level", "binomial", "liar"]
+    assert [row.split()[0] for row in table[1:]] == ["random", "normal"]
+    for row in table[1:]:
+        level = row.split()[0]
+        printed = [float(x) for x in re.findall(r"\d\.\d{3}", row)]
+        assert len(printed) == 6  # rate, lo, hi for each of the two members
+        for i, member in enumerate(("pool:binomial", "pool:liar")):
+            cell = data["cells"][level][member]
+            wins = round(cell["win_rate"] * 12)
+            assert cell["ci95"] == pytest.approx(wilson_interval(wins, 12), abs=1e-4)
+            expected = [cell["win_rate"], *cell["ci95"]]
+            assert printed[3 * i : 3 * i + 3] == pytest.approx(expected, abs=6e-4)
+    assert "12 games a cell" in lines[0]
+
+
+def test_matrix_progress_line_names_each_cell(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser()
+    tournament.add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(
+        ["tournament", "--matrix", "--levels", "easy", "--pool", "tight,loose", "--games", "4",
+         "--workers", "1", "--rule", "starting_dice=3"]
+    )
+    assert args.handler(args) == 0
+    err = capsys.readouterr().err
+    assert "matrix: cell 1/2 easy vs pool:tight: 4/4 games" in err
+    assert "matrix: cell 2/2 easy vs pool:loose: 4/4 games" in err
+
+
+def test_matrix_refuses_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _ = _run(capsys, ["--matrix", "--pool", "grandmaster", "--workers", "1"])
+    assert code == 2
+    code, _ = _run(capsys, ["--matrix", "--levels", "pool:tight", "--workers", "1"])
+    assert code == 2
+    code, _ = _run(capsys, ["--workers", "1"])  # neither --bots nor --matrix
     assert code == 2
