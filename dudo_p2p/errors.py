@@ -7,6 +7,7 @@
     │   ├── InvalidBid
     │   └── InvalidRuleSet
     ├── IllegalAction           well-formed but not allowed now (a too-low raise, out of turn)
+    ├── MissingResource         a file the package ships is absent or broken (a bad install)
     └── ProtocolError           something about messages between peers went wrong
         ├── LocalProtocolError  we were asked to send something the protocol forbids
         └── RemoteProtocolError a peer sent something we refuse; never crashes the node
@@ -42,6 +43,10 @@ class InvalidRuleSet(InvalidValue):
 
 class IllegalAction(DudoError):
     """A well-formed action that the rules do not allow now; the message says why."""
+
+
+class MissingResource(DudoError):
+    """A data file shipped inside the package is missing or unreadable: the install is broken."""
 
 
 class ProtocolError(DudoError):

@@ -15,7 +15,7 @@ want="$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "installing dudo-p2p and its dependencies into .venv..." >&2
     "$VENV/bin/python" -m pip install -q --upgrade pip >&2
-    "$VENV/bin/python" -m pip install -q -e "$ROOT[test]" >&2
+    "$VENV/bin/python" -m pip install -q -e "$ROOT[dev]" >&2
     echo "$want" > "$stamp"
 fi
 export PATH="$VENV/bin:$PATH"

@@ -129,8 +129,12 @@ class Child:
 
     def kill(self) -> None:
         """SIGKILL the child and every process of its group (it leads one)."""
+        killpg = getattr(os, "killpg", None)  # POSIX only; Windows kills the process alone
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.pid, signal.SIGKILL)
+            if killpg is None:
+                self.proc.kill()
+            else:
+                killpg(self.pid, signal.SIGKILL)
 
     def __str__(self) -> str:
         return " ".join(os.path.basename(a) for a in self.argv[:5])

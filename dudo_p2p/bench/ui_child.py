@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import sys
 
 UI_TIMEOUT_S = 90.0
@@ -35,6 +34,17 @@ def measure_ui(frames: int, idle_seconds: float) -> dict[str, float]:
     return {key: float(value) for key, value in figures.items()}
 
 
+def peak_rss_kib() -> float:
+    """This process's peak resident memory in KiB (``resource`` is POSIX only: NaN elsewhere;
+    macOS reports bytes where Linux reports KiB)."""
+    try:
+        import resource
+    except ImportError:
+        return float("nan")
+    peak = float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return peak / 1024 if sys.platform == "darwin" else peak
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python -m dudo_p2p.bench.ui_child FRAMES IDLE_SECONDS", file=sys.stderr)
@@ -50,7 +60,7 @@ def main(argv: list[str]) -> int:
         return 1
     times = bench.frame_times(frames)
     idle = bench.idle_cpu_percent(idle_seconds)
-    rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_kib = peak_rss_kib()
     print(json.dumps({
         "ui_frame_ms_p50": percentile(times, 50),
         "ui_frame_ms_p99": percentile(times, 99),

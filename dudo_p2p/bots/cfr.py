@@ -1,6 +1,6 @@
 """Offline CFR+ solver for the small two-player Dudo endgames; writes ``endgame_table.json``.
 
-Run ``python -m dudo_p2p.bots.cfr [--iterations N] [--out PATH]`` to rebuild the table the
+Run ``python -m dudo_p2p.bots.cfr --out PATH [--iterations N]`` to rebuild the table the
 expert bot ships with. Nothing here runs during play.
 
 The model (a *round game*, exactly the default table D1–D16 restricted to two players):
@@ -41,7 +41,9 @@ from dudo_p2p.bots.prob import Counts, counts_matches, hands
 ModelBid = tuple[int, int]  # (count, face)
 DUDO = "dudo"
 CALZO = "calzo"
-TABLE_PATH = Path(__file__).with_name("endgame_table.json")
+# The table ships inside the package; read it with importlib.resources (works from a wheel,
+# a zip or a frozen app, where no file path may exist).
+TABLE_RESOURCE = "endgame_table.json"
 TABLE_VERSION = 1
 
 
@@ -587,7 +589,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Solve every endgame of the model, write the table and print its exploitability."""
     parser = argparse.ArgumentParser(prog="python -m dudo_p2p.bots.cfr")
     parser.add_argument("--iterations", type=int, default=300)
-    parser.add_argument("--out", type=Path, default=TABLE_PATH)
+    parser.add_argument(
+        "--out", type=Path, required=True, metavar="PATH",
+        help=f"where to write the table (to ship it: dudo_p2p/bots/{TABLE_RESOURCE})",
+    )
     parser.add_argument(
         "--measure", action="store_true", help="only re-measure the table at --out"
     )

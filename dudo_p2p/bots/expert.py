@@ -21,12 +21,13 @@ rest of the round played out, a fixed 40 worlds) and plays the best. When hard w
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import random
 from functools import lru_cache
 from typing import Any
 
-from dudo_p2p.bots.cfr import TABLE_PATH, bid_key, game_name, hand_key, node_key
+from dudo_p2p.bots.cfr import TABLE_RESOURCE, bid_key, game_name, hand_key, node_key
 from dudo_p2p.bots.knowledge import Knowledge
 from dudo_p2p.bots.levels import ScoringBot, setup_choice
 from dudo_p2p.bots.opponents import _counts
@@ -36,15 +37,23 @@ from dudo_p2p.bots.playouts import (
     PlayoutEvaluator,
     supported,
 )
+from dudo_p2p.errors import MissingResource
 from dudo_p2p.rules import Action, Calzo, Dudo, Phase, Raise, RuleSet, SeatView
 
 
 @lru_cache(maxsize=1)
 def load_table() -> dict[str, Any]:
-    """The shipped endgame table (``{}`` if it is missing: the expert then plays as hard)."""
-    if not TABLE_PATH.exists():
-        return {}
-    data: dict[str, Any] = json.loads(TABLE_PATH.read_text())
+    """The endgame table shipped in the package. Raises MissingResource when it is absent or
+    unreadable: an expert without it would quietly play as hard."""
+    resource = importlib.resources.files("dudo_p2p.bots").joinpath(TABLE_RESOURCE)
+    try:
+        data: dict[str, Any] = json.loads(resource.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise MissingResource(
+            f"the expert's endgame table dudo_p2p/bots/{TABLE_RESOURCE} is missing or broken "
+            f"({exc}); reinstall dudo-p2p, or rebuild it with python -m dudo_p2p.bots.cfr "
+            f"--out dudo_p2p/bots/{TABLE_RESOURCE}"
+        ) from exc
     return data
 
 
@@ -126,6 +135,7 @@ class ExpertBot(ScoringBot):
 
     def __init__(self, rng: random.Random, config: PlayoutConfig = DEFAULT_CONFIG) -> None:
         super().__init__(rng, "expert")
+        load_table()  # fail at the start, not mid-game, when the install lost the table
         self.table_hits = 0
         self.playout_hits = 0
         # hard's 8 best raises are played out: 3 won about 54 % against hard, 5 and 8 about

@@ -36,7 +36,8 @@ DEFAULT_TIMEOUT = 900.0  # seconds: a headless peer gives up rather than hang fo
 
 def add_net_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--identity", type=Path, default=None, metavar="PATH",
-                        help="identity file (default: $XDG_DATA_HOME/dudo-p2p/identity)")
+                        help="identity file (default: identity in the user data directory, "
+                             "e.g. ~/.local/share/dudo-p2p/ on Linux)")
     parser.add_argument("--beacon-port", type=int, default=DEFAULT_BEACON_PORT, metavar="P",
                         help="UDP port of the discovery beacons (default %(default)s)")
     parser.add_argument("--bind", default="0.0.0.0", metavar="ADDR",

@@ -13,6 +13,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from dudo_p2p import __version__
+
 # name -> (module that implements it, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("dudo_p2p.cli.play", "open the table window (lobby, bots, hot-seat)"),
@@ -29,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
     """The parser; the ``selected`` command's module is imported to define its options."""
     parser = argparse.ArgumentParser(prog="dudo-p2p", description="Dudo over a LAN with no server.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         if name == selected:

@@ -12,6 +12,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from dudo_p2p import paths
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import InvalidValue
 
@@ -20,11 +21,9 @@ _DIR_MODE = 0o700
 
 
 def default_identity_path() -> Path:
-    """``$XDG_DATA_HOME/dudo-p2p/identity``, or ``~/.local/share/dudo-p2p/identity``."""
-    base = os.environ.get("XDG_DATA_HOME")
-    # The XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored.
-    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".local" / "share"
-    return root / "dudo-p2p" / "identity"
+    """The system's per-user data directory + ``identity`` (:func:`dudo_p2p.paths.identity_file`:
+    ``$XDG_DATA_HOME/dudo-p2p/identity`` on Linux, the usual places on macOS and Windows)."""
+    return paths.identity_file()
 
 
 def load_or_create(path: Path | str) -> Identity:
@@ -70,6 +69,9 @@ def _load(target: Path) -> Identity:
 
 
 def _fsync_dir(directory: Path) -> None:
+    # Windows cannot open a directory as a file; NTFS journals the link itself there.
+    if os.name == "nt":
+        return
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -20,34 +20,24 @@ logged. A beacon is a hint; the node proves identities over the link.
 
 from __future__ import annotations
 
-import fcntl
 import ipaddress
-import json
 import logging
 import socket
-import struct
-import subprocess
 from dataclasses import dataclass
 
 from dudo_p2p.errors import DecodeError, InvalidValue
 from dudo_p2p.net.beacon import MAX_BEACON_SIZE, Beacon, decode, encode
+from dudo_p2p.net.interfaces import LOOPBACK_BROADCAST as LOOPBACK_BROADCAST
+from dudo_p2p.net.interfaces import broadcast_addresses
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BEACON_PORT = 47474
-LOOPBACK_BROADCAST = "127.255.255.255"
 # A flood of beacons with made-up ids must not grow memory or our answers without bound.
 MAX_PEERS = 256
 # Read a little more than the largest beacon so an overlong datagram is seen as overlong
 # (and refused by decode) instead of silently truncated to a valid-looking prefix.
 _RECV_SIZE = MAX_BEACON_SIZE + 1
-
-# Linux ioctl numbers (bits/ioctls.h) for the fallback interface scan.
-_SIOCGIFFLAGS = 0x8913
-_SIOCGIFBRDADDR = 0x8919
-_IFF_UP = 0x1
-_IFF_BROADCAST = 0x2
-
 
 @dataclass(frozen=True, slots=True)
 class Seen:
@@ -230,64 +220,6 @@ class Discovery:
 
 
 def default_broadcast_addresses() -> list[str]:
-    """Directed broadcast addresses of this machine's IPv4 interfaces, then 127.255.255.255.
-
-    Read from ``ip -j -4 addr`` when iproute2 is there, else by ioctl; if both fail, only the
-    loopback broadcast is used (peers on this machine still meet; others need ``--join``).
-    """
-    addresses = _from_ip_command()
-    if addresses is None:
-        addresses = _from_ioctl()
-    return [*dict.fromkeys(a for a in addresses if a != LOOPBACK_BROADCAST), LOOPBACK_BROADCAST]
-
-
-def _from_ip_command() -> list[str] | None:
-    try:
-        result = subprocess.run(
-            ["ip", "-j", "-4", "addr", "show"],
-            capture_output=True, check=True, timeout=5, text=True,
-        )
-        interfaces = json.loads(result.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError) as exc:
-        log.debug("ip -j -4 addr unusable (%s); falling back to ioctl", exc)
-        return None
-    return parse_ip_json(interfaces)
-
-
-def parse_ip_json(interfaces: object) -> list[str]:
-    """Broadcast addresses from ``ip -j -4 addr`` output (interfaces that are UP only)."""
-    found: list[str] = []
-    if not isinstance(interfaces, list):
-        return found
-    for interface in interfaces:
-        if not isinstance(interface, dict) or "UP" not in interface.get("flags", []):
-            continue
-        for info in interface.get("addr_info", []):
-            if not isinstance(info, dict) or info.get("family") != "inet":
-                continue
-            broadcast = info.get("broadcast")
-            try:
-                found.append(str(ipaddress.IPv4Address(broadcast)))
-            except ValueError:
-                continue
-    return found
-
-
-def _from_ioctl() -> list[str]:
-    found: list[str] = []
-    try:
-        names = [name for _, name in socket.if_nameindex()]
-        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    except OSError:
-        return found
-    with probe:
-        for name in names:
-            request = struct.pack("256s", name.encode()[:15])
-            try:
-                flags = struct.unpack_from("H", fcntl.ioctl(probe, _SIOCGIFFLAGS, request), 16)[0]
-                if flags & _IFF_UP and flags & _IFF_BROADCAST:
-                    reply = fcntl.ioctl(probe, _SIOCGIFBRDADDR, request)
-                    found.append(socket.inet_ntoa(reply[20:24]))
-            except OSError:  # no IPv4 address on this interface
-                continue
-    return found
+    """Directed broadcast addresses of this machine's IPv4 interfaces, then 127.255.255.255
+    (see :mod:`dudo_p2p.net.interfaces`: the same on Windows, macOS and Linux)."""
+    return broadcast_addresses()

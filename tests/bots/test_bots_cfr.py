@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.resources
+
 import pytest
 
 from dudo_p2p.bots import cfr
@@ -48,7 +50,8 @@ def test_shipped_one_die_table_is_below_the_exploitability_bound(palifico: bool)
 def test_shipped_table_covers_every_model_game_and_stays_small() -> None:
     table = load_table()
     assert set(table["games"]) == {cfr.game_name(*g) for g in cfr.GAMES}
-    assert cfr.TABLE_PATH.stat().st_size < 400_000
+    shipped = importlib.resources.files("dudo_p2p.bots").joinpath(cfr.TABLE_RESOURCE)
+    assert len(shipped.read_bytes()) < 400_000
 
 
 def test_expert_plays_from_the_table_in_two_player_endgames_only() -> None:
@@ -98,3 +101,19 @@ def test_expert_leaves_the_table_only_when_play_outs_see_a_clear_edge() -> None:
     assert 0 < exploit < table  # against hard it deviates, but not at every table decision
     _, never = endgames(10.0)  # no action can beat the table's value by 10 dice
     assert never == 0
+
+
+def test_a_missing_table_is_an_error_at_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without its shipped table the expert would quietly play as hard: it refuses to start."""
+    import random
+
+    from dudo_p2p.bots import expert
+    from dudo_p2p.errors import MissingResource
+
+    monkeypatch.setattr(expert, "TABLE_RESOURCE", "no_such_table.json")
+    expert.load_table.cache_clear()
+    try:
+        with pytest.raises(MissingResource, match=r"no_such_table\.json"):
+            expert.ExpertBot(random.Random(1))
+    finally:
+        expert.load_table.cache_clear()

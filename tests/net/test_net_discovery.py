@@ -16,10 +16,7 @@ from dudo_p2p.net.beacon import Beacon, TableState, encode
 from dudo_p2p.net.discovery import (
     LOOPBACK_BROADCAST,
     Discovery,
-    _from_ioctl,
-    _from_ip_command,
     default_broadcast_addresses,
-    parse_ip_json,
 )
 
 A = b"\xaa" * 32
@@ -193,33 +190,8 @@ def test_bad_arguments_are_refused(make_discovery: MakeDiscovery) -> None:
         make_discovery().set_beacon(BEACON_A.leaving())
 
 
-IP_JSON = [
-    {"ifname": "lo", "flags": ["LOOPBACK", "UP"],
-     "addr_info": [{"family": "inet", "local": "127.0.0.1", "prefixlen": 8}]},
-    {"ifname": "eth0", "flags": ["BROADCAST", "UP", "LOWER_UP"],
-     "addr_info": [{"family": "inet", "local": "10.77.1.2", "broadcast": "10.77.1.255"},
-                   {"family": "inet", "local": "10.77.9.2", "broadcast": "10.77.9.255"}]},
-    {"ifname": "eth1", "flags": ["BROADCAST"],  # down
-     "addr_info": [{"family": "inet", "local": "10.77.2.2", "broadcast": "10.77.2.255"}]},
-    {"ifname": "wg0", "flags": ["UP"], "addr_info": [{"family": "inet", "broadcast": "junk"}]},
-    "not an interface",
-]
-
-
-def test_broadcast_addresses_come_from_interfaces_that_are_up() -> None:
-    assert parse_ip_json(IP_JSON) == ["10.77.1.255", "10.77.9.255"]
-    assert parse_ip_json({"not": "a list"}) == []
-
-
 def test_default_broadcast_addresses_end_with_loopback() -> None:
     addresses = default_broadcast_addresses()  # reads interfaces, sends nothing
     assert addresses[-1] == LOOPBACK_BROADCAST
     assert addresses.count(LOOPBACK_BROADCAST) == 1
     assert all(ipaddress.IPv4Address(a) for a in addresses)
-
-
-def test_ioctl_fallback_finds_the_same_addresses_as_iproute2() -> None:
-    from_ip = _from_ip_command()
-    if from_ip is None:
-        pytest.skip("iproute2 (ip -j) is not available here")
-    assert set(_from_ioctl()) == set(from_ip)
