@@ -8,7 +8,7 @@ the chosen face when the bid is short.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dudo_p2p.rules import FACE_NAMES, Action, Bid, Raise
@@ -44,15 +44,18 @@ class Composer:
         """Add ``delta`` to the count, kept within 1..30."""
         self.count = max(1, min(MAX_COUNT, self.count + delta))
 
-    def change_face(self, delta: int) -> None:
-        """Step the face by ``delta``, wrapping 1..6."""
-        self.face = (self.face - 1 + delta) % 6 + 1
+    def change_face(self, delta: int, lowest: Callable[[int], Bid | None] = lambda f: None
+                    ) -> None:
+        """Step the face by ``delta``, wrapping 1..6; the count moves as in :meth:`set_face`."""
+        face = (self.face - 1 + delta) % 6 + 1
+        self.set_face(face, lowest(face))
 
-    def set_face(self, face: int, bids: Iterable[Bid] = ()) -> None:
-        """Choose ``face``; when the count is now short, lift it to that face's minimum."""
+    def set_face(self, face: int, lowest: Bid | None = None) -> None:
+        """Choose ``face``; the count moves to ``lowest`` (the lowest legal bid on that face,
+        when there is one): a player changing the face wants the cheapest bid on it, not the
+        count that fitted the old face (from four quinas to aces means two aces, not four)."""
         self.face = face
-        lowest = lowest_on_face(bids, face)
-        if lowest is not None and self.count < lowest.count:
+        if lowest is not None and lowest.face == face:
             self.count = lowest.count
 
     def start_turn(self, bids: Iterable[Bid], standing: Bid | None) -> None:
@@ -82,7 +85,10 @@ class Composer:
         else:
             lowest = preview
         if lowest is None:
-            return tr("table.no_raise_face", face=face_name)
+            # not our turn and nothing to preview (another seat chooses, cards being dealt):
+            # the reason is the turn, not the face
+            key = "table.no_raise_face" if my_turn else "table.not_your_turn"
+            return tr(key, face=face_name)
         if bid.count < lowest.count:
             return tr("table.min_raise", face=face_name, bid=lowest.spoken(lang))
         if my_turn:

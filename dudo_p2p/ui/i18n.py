@@ -16,7 +16,7 @@ LANGS = ("es", "en")
 FACE_KEYS = ("face.1", "face.2", "face.3", "face.4", "face.5", "face.6")
 LEVEL_KEYS = {"easy": "level.easy", "normal": "level.normal", "hard": "level.hard",
               "expert": "level.expert"}
-HOUSE_RULE_KEYS = tuple(f"house.{i}" for i in range(1, 11))  # house.1 .. house.10
+HOUSE_RULE_KEYS = tuple(f"house.{i}" for i in range(1, 12))  # house.1 .. house.11
 LEFT_REASON_KEYS = {
     "timeout": "left.timeout",
     "removed": "left.removed",
@@ -120,7 +120,7 @@ ES: dict[str, str] = {
     "table.you_name": "Jugador",
     "table.bot": "bot",
     "table.disconnected": "desconectado",
-    "table.eliminated": "eliminado",
+    "table.eliminated": "sin dados",
     "table.look": "M o clic: mirar tus dados",
     "table.hide": "M o clic: tapar",
     "table.your_dice": "Tus dados",
@@ -144,7 +144,24 @@ ES: dict[str, str] = {
     "table.min_raise": "Muy baja: lo mínimo en {face} es {bid}",
     "table.no_raise_face": "No se puede apostar a {face} ahora",
     "table.legal_bid": "Apuesta válida: {bid}",
-    "table.not_your_turn": "Espera tu turno",
+    "table.not_your_turn": "No es tu turno: espera",
+    "table.face_named": "Pinta: {face}",
+    "table.total_dice": "En la mesa: {n} dados",
+    "table.bullets": "balas {n}/6",
+    "table.direction_help": (
+        "Abres tú: eliges hacia dónde gira el turno toda la partida (horario: sigue quien "
+        "está a tu izquierda). Tus dados se reparten al elegir."
+    ),
+    "table.direction_help_round": (
+        "Abres tú: eliges hacia dónde gira el turno esta ronda (horario: sigue quien está a "
+        "tu izquierda). Tus dados se reparten al elegir."
+    ),
+    "table.expected_blind": "Sin contar tus dados (tapados), esperados en la mesa: {x} {face}",
+    "table.history_more": "{n} más arriba: rueda o RePág",
+    # no-break spaces keep each number with its name when the line wraps
+    "table.legend": ("Pintas: 1\u00a0As · 2\u00a0Tonto · 3\u00a0Tren · 4\u00a0Cuadra · "
+                     "5\u00a0Quina · 6\u00a0Sexto"),
+    "lobby.play_bot_one": "Jugar contra 1 bot",
     "table.prob": "Probabilidad de que se cumpla: {p}%",
     "table.expected": "Con tus dados, esperados en la mesa: {x} {face}",
     "table.prob_hint": "P: probabilidad",
@@ -180,14 +197,14 @@ ES: dict[str, str] = {
     "reveal.loses_many": "{name} pierde {n} dados",
     "reveal.gains": "{name} recupera un dado",
     "reveal.banked": "{name} guarda un dado de reserva",
-    "reveal.eliminated": "{name} queda eliminado",
+    "reveal.eliminated": "{name} se queda sin dados",
     "reveal.shot_fired": "¡Bang! El revólver de {name} dispara",
     "reveal.shot_empty": "Clic... el revólver de {name} no dispara",
     "reveal.continue": "Espacio o clic para seguir",
     "left.timeout": "{name} se quedó sin tiempo y sale de la mesa",
     "left.removed": "La mesa expulsó a {name}",
     "left.forfeit": "{name} abandona la partida",
-    "left.eliminated": "{name} queda eliminado",
+    "left.eliminated": "{name} se queda sin dados",
     "left.quit": "{name} se fue de la mesa",
     "left.other": "{name} dejó la mesa",
     "cheat.equivocation": "¡Trampa! {name} firmó dos jugadas distintas y queda fuera",
@@ -225,6 +242,8 @@ ES: dict[str, str] = {
     "house.8": "¡Calzo!: si hay exactamente lo apostado recuperas un dado; si no, pierdes uno.",
     "house.9": "Palifico: quien queda con un dado abre; ases sin comodín y la pinta no cambia.",
     "house.10": "Quien pierde o gana un dado abre la ronda siguiente. Gana el último con dados.",
+    "house.11": "Quien abre la partida elige el sentido: horario (sigue quien está a su "
+                "izquierda) o antihorario.",
     "handover.title": "Pasa el dispositivo a {name}",
     "handover.hint": "Que nadie más mire. {name}: pulsa Espacio o haz clic cuando estés listo.",
     "hotseat.player": "Jugador {n}",
@@ -330,7 +349,23 @@ EN: dict[str, str] = {
     "table.min_raise": "Too low: the least on {face} is {bid}",
     "table.no_raise_face": "You cannot bid on {face} now",
     "table.legal_bid": "Valid bid: {bid}",
-    "table.not_your_turn": "Wait for your turn",
+    "table.not_your_turn": "Not your turn: wait",
+    "table.face_named": "Face: {face}",
+    "table.total_dice": "On the table: {n} dice",
+    "table.bullets": "bullets {n}/6",
+    "table.direction_help": (
+        "You open: choose which way the turn goes for the whole game (clockwise: the player "
+        "on your left is next). Your dice are dealt once you choose."
+    ),
+    "table.direction_help_round": (
+        "You open: choose which way the turn goes this round (clockwise: the player on your "
+        "left is next). Your dice are dealt once you choose."
+    ),
+    "table.expected_blind": "Not counting your dice (covered), expected on the table: {x} {face}",
+    "table.history_more": "{n} more above: wheel or PgUp",
+    "table.legend": ("Faces: 1\u00a0Ace · 2\u00a0Two · 3\u00a0Three · 4\u00a0Four · "
+                     "5\u00a0Five · 6\u00a0Six"),
+    "lobby.play_bot_one": "Play against 1 bot",
     "table.prob": "Chance the bid holds: {p}%",
     "table.expected": "With your dice, expected on the table: {x} {face}",
     "table.prob_hint": "P: probability",
@@ -364,14 +399,14 @@ EN: dict[str, str] = {
     "reveal.loses_many": "{name} loses {n} dice",
     "reveal.gains": "{name} wins a die back",
     "reveal.banked": "{name} banks a spare die",
-    "reveal.eliminated": "{name} is out",
+    "reveal.eliminated": "{name} is out of dice",
     "reveal.shot_fired": "Bang! {name}'s revolver fires",
     "reveal.shot_empty": "Click... {name}'s revolver does not fire",
     "reveal.continue": "Space or click to continue",
     "left.timeout": "{name} ran out of time and leaves the table",
     "left.removed": "The table removed {name}",
     "left.forfeit": "{name} forfeits the game",
-    "left.eliminated": "{name} is out",
+    "left.eliminated": "{name} is out of dice",
     "left.quit": "{name} left the table",
     "left.other": "{name} left the table",
     "cheat.equivocation": "Cheat! {name} signed two different moves and is out",
@@ -409,6 +444,8 @@ EN: dict[str, str] = {
     "house.8": "¡Calzo!: exactly the count wins a die back; otherwise the caller loses one.",
     "house.9": "Palifico: down to one die, that round aces are not wild and the face is locked.",
     "house.10": "Whoever lost or won a die opens the next round. The last with dice wins.",
+    "house.11": "The game's opener chooses the direction: clockwise (the player on their left "
+                "is next) or counter-clockwise.",
     "handover.title": "Hand the device to {name}",
     "handover.hint": "Nobody else looks. {name}: press Space or click when ready.",
     "hotseat.player": "Player {n}",

@@ -56,7 +56,8 @@ class LobbyScene(Scene):
         super().__init__(host)
         self.directory = directory
         self.rules = RuleSet()
-        self.n_bots = 3
+        self.n_bots = 3  # quick play: against how many bots (1-5)
+        self.create_bots = 3  # a created table: bots in its empty seats (0-5), apart from n_bots
         self.hotseat_players = 2
         self.level = "normal"
         self.timer_index = 0
@@ -98,7 +99,7 @@ class LobbyScene(Scene):
             return TableRequest("hotseat", rules=self.rules, players=n,
                                 turn_timer_s=self.turn_timer, names=hotseat_names(typed, n))
         if kind == "create":
-            return TableRequest("create", rules=self.rules, bots=self.n_bots,
+            return TableRequest("create", rules=self.rules, bots=self.create_bots,
                                 bot_level=self.level, turn_timer_s=self.turn_timer)
         return TableRequest("bots", rules=self.rules, bots=max(1, self.n_bots),
                             bot_level=self.level, turn_timer_s=self.turn_timer)
@@ -226,7 +227,8 @@ class LobbyScene(Scene):
             self._choice(pygame.Rect(60 + i * 62, 178, 54, 46), str(n), n == self.n_bots,
                          partial(setattr, self, "n_bots", n), f"bots_{n}")
         self.buttons.append(Button(
-            pygame.Rect(380, 172, 220, 58), tr("lobby.play_bots", n=max(1, self.n_bots)),
+            pygame.Rect(380, 172, 220, 58),
+            tr("lobby.play_bots", n=self.n_bots) if self.n_bots > 1 else tr("lobby.play_bot_one"),
             lambda: self.host.start_table(self.request("bots")), size=26, name="play_bots",
             hotkey="Enter"))
         draw.text(surface, tr("lobby.hotseat", n=self.hotseat_players), (60, 262), 26,
@@ -296,8 +298,8 @@ class LobbyScene(Scene):
         y += 54
         draw.text(surface, tr("lobby.bots"), (672, y + 12), 26)
         for i, n in enumerate(range(0, 6)):
-            self._choice(pygame.Rect(928 + i * 50, y, 44, 44), str(n), self.n_bots == n,
-                         partial(setattr, self, "n_bots", n), f"create_bots_{n}")
+            self._choice(pygame.Rect(928 + i * 50, y, 44, 44), str(n), self.create_bots == n,
+                         partial(setattr, self, "create_bots", n), f"create_bots_{n}")
         y += 54
         draw.text(surface, tr("lobby.level"), (672, y + 12), 26)
         for i, level in enumerate(BOT_LEVELS):

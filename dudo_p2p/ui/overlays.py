@@ -140,5 +140,9 @@ def draw_winner(scene: TableScene, surface: pygame.Surface) -> None:
     ]
     for i, (key, action, name) in enumerate(entries):
         rect = pygame.Rect(box.left + 30 + i * 196, box.bottom - 110, 184, 60)
-        scene.buttons.append(Button(rect, tr(key), action, size=26, name=name))
+        # "play again" waits out the grace: a key or click meant for the final reveal must
+        # not start a new game
+        enabled = scene.end_ready or name != "play_again"
+        scene.buttons.append(Button(rect, tr(key), action, size=26, name=name, enabled=enabled,
+                                    hotkey="Enter" if name == "play_again" else ""))
     scene.draw_buttons(surface)

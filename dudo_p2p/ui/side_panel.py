@@ -29,11 +29,18 @@ def draw_side_panel(scene: TableScene, surface: pygame.Surface) -> None:
     draw.text(surface, title, (x, y), 28, theme.GOLD, max_width=SIDE.width - 32)
     y += 38
     lines = [words.action_line(tr, scene.names, a) for a in actions]
-    shown = lines[-HISTORY_LINES:]
+    first, end = history_window(len(lines), scene.history_back)
+    scene.history_back = len(lines) - end  # clamped, so scrolling back down answers at once
+    shown = lines[first:end]
     if not shown:
         draw.text(surface, "—", (x, y), 24, theme.DIM)
+    if first > 0:
+        # the earliest bids are still there: say how many and how to reach them
+        draw.text(surface, tr("table.history_more", n=first), (x, y), 19, theme.HINT,
+                  shadow=False, max_width=SIDE.width - 32)
+        y += 24
     for i, line in enumerate(shown):
-        last = i == len(shown) - 1 and not past
+        last = first + i == len(lines) - 1 and not past
         draw.text(surface, line, (x, y), 24, theme.CREAM if last else theme.MUTED, shadow=False,
                   max_width=SIDE.width - 32)
         y += 28
@@ -45,14 +52,19 @@ def draw_side_panel(scene: TableScene, surface: pygame.Surface) -> None:
     draw.text(surface, tr("table.messages"), (x, y), 28, theme.GOLD)
     y += 36
     keys_top = SIDE.bottom - 66
-    for block in messages_shown(scene.message_texts(), SIDE.width - 32, keys_top - 8 - y):
-        y = draw.text_block(surface, block, pygame.Rect(x, y, SIDE.width - 32, keys_top - y),
+    # the face names, always in sight: tontos, trenes, cuadras... are not obvious words
+    legend_top = keys_top - LEGEND_HEIGHT
+    draw.text_block(surface, tr("table.legend"),
+                    pygame.Rect(x, legend_top, SIDE.width - 32, LEGEND_HEIGHT), 19, theme.HINT)
+    for block in messages_shown(scene.message_texts(), SIDE.width - 32, legend_top - 8 - y):
+        y = draw.text_block(surface, block, pygame.Rect(x, y, SIDE.width - 32, legend_top - y),
                             MESSAGE_SIZE, theme.CREAM) + MESSAGE_GAP
     draw.text_block(surface, tr("table.keys"),
                     pygame.Rect(x, keys_top, SIDE.width - 32, 60), 19, theme.HINT)
 
 
 MESSAGE_SIZE = 21
+LEGEND_HEIGHT = 50  # two lines of the face-name legend above the keys
 MESSAGE_GAP = 6
 
 
@@ -72,6 +84,21 @@ def messages_shown(messages: list[str], width: int, height: int) -> list[str]:
 
 
 HISTORY_LINES = 9  # bids the side panel has room for (the latest ones)
+
+
+def history_window(n_lines: int, back: int) -> tuple[int, int]:
+    """The slice ``[first, end)`` of ``n_lines`` history lines to show, ``back`` lines up from
+    the newest (clamped so the window is full when it can be). When lines are hidden above,
+    one line of room goes to saying so."""
+    if n_lines <= HISTORY_LINES:
+        return 0, n_lines
+    room = HISTORY_LINES - 1  # one line says how many more are above
+    back = max(0, min(back, n_lines - room))
+    end = n_lines - back
+    first = max(0, end - room)
+    if first == 0:
+        end = min(n_lines, HISTORY_LINES)  # at the top: no "more above" line, a full window
+    return first, end
 
 
 def history_shown(scene: TableScene) -> tuple[str, tuple[Action, ...], bool]:
@@ -98,10 +125,11 @@ def _prob_box(scene: TableScene, surface: pygame.Surface, x: int, y: int) -> Non
         draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.HINT)
         return
     bid = view.standing_bid
-    # the hint counts our dice only while we look at them: with the cup down it would tell
-    # whoever glances at the screen what is under it
-    own = view.own_dice if scene.looking else ()
-    if bid is None or own is None or scene.handover_seat is not None:
+    # our dice count whether or not the cup is lifted: they are ours. Only at a hot-seat
+    # table, cup down, they stay out (the next player may be looking), and the line says so.
+    blind = scene.hotseat and not scene.looking
+    own = () if blind else view.own_dice
+    if bid is None or view.own_dice is None or own is None or scene.handover_seat is not None:
         draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.HINT)
         return
     wild = view.state.wild
@@ -116,5 +144,6 @@ def _prob_box(scene: TableScene, surface: pygame.Surface, x: int, y: int) -> Non
     pygame.draw.rect(surface, color, (bar.left, bar.top, int(bar.width * p), bar.height),
                      border_radius=6)
     face_name = FACE_NAMES[tr.lang][bid.face]
-    draw.text_block(surface, tr("table.expected", x=f"{expected:.1f}", face=face_name),
+    key = "table.expected_blind" if blind else "table.expected"
+    draw.text_block(surface, tr(key, x=f"{expected:.1f}", face=face_name),
                     pygame.Rect(x, y + 52, SIDE.width - 32, 50), 21, theme.MUTED)

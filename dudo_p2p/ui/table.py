@@ -54,16 +54,20 @@ from dudo_p2p.session import (
     TurnTimer,
 )
 from dudo_p2p.ui import draw, words
-from dudo_p2p.ui.composer import Composer, legal_bids
+from dudo_p2p.ui.composer import Composer, legal_bids, lowest_on_face
 from dudo_p2p.ui.i18n import Tr
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.scene import Host, Scene
+from dudo_p2p.ui.side_panel import SIDE
 
 SHAKE_S = 0.9  # cups rattle at the start of a round
 LIFT_S = 0.7  # cups rise at a reveal
 REVEAL_HOLD_S = 6.0  # a reveal stays this long unless dismissed
 TOAST_S = 5.0  # how long an event sentence stays at the top of the table
 REFRESH_S = 0.5  # re-read the view at least this often (turn timers, remote tables)
+END_GRACE_S = 1.0  # the end screen takes no choice this long after it shows
+HISTORY_PAGE = 5  # PgUp/PgDn scroll the bid history this many lines
+HISTORY_WHEEL = 2  # one wheel notch scrolls this many
 DEFAULT_BOT_DELAY_S = 0.9  # an in-process bot "thinks" this long so humans can follow
 Words = Callable[[Tr], str]  # a message kept as how to say it: it follows a language switch
 NAME_SIZE, NAME_WIDTH = 26, 150  # a shown name fits this many pixels at this font size
@@ -145,6 +149,8 @@ class TableScene(Scene):
         self._timer_second = -1
         self._next_step_at = 0.0
         self._turn_key: tuple[int, int, int] | None = None
+        self.history_back = 0  # bid-history lines scrolled back from the newest (wheel, PgUp)
+        self.end_shown_at: float | None = None  # when the end screen first showed
         self._tumble = random.Random(7)  # only for the look of tumbling dice, never the game
         self.now = 0.0
 
@@ -274,6 +280,7 @@ class TableScene(Scene):
                         self.say(keyed("table.round_voided", n=self.dealt_round))
                     self.round_actions = []
                     self.dealt_round = round_no
+                    self.history_back = 0
                 case ActionTaken(action=action):
                     self.round_actions.append(action)
                 case RoundResolved(result=result):
@@ -337,6 +344,8 @@ class TableScene(Scene):
             self.refresh()
         if self.view is before and now - self._refreshed_at >= REFRESH_S:
             self.refresh()
+        if self.winner is not None and self.reveal is None and self.end_shown_at is None:
+            self.end_shown_at = now
         if self.autoplay:
             self._autoplay()
 
@@ -385,15 +394,16 @@ class TableScene(Scene):
 
     def preview_min(self) -> Bid | None:
         """The rules' minimum on the composer's face, for when it is not our turn."""
-        view = self.view
-        if view is None or view.phase is not Phase.BIDDING:
+        if self.my_turn:
             return None
-        pal = view.palifico_round
-        return min_raise(view.standing_bid, self.composer.face, view.rules,
-                         palifico=pal is not None, sucio=view.state.sucio)
+        return self.lowest_on(self.composer.face)
 
     def toggle_look(self) -> None:
-        """Lift our cup to look at our dice, or put it back."""
+        """Lift our cup to look at our dice, or put it back. Before the dice are dealt (the
+        opener choosing the direction) there is nothing under the cup: the press is ignored,
+        else it flipped an invisible state and the first M once the dice came seemed lost."""
+        if self.view is None or self.view.own_dice is None:
+            return
         self.looking = not self.looking
 
     def take_device(self) -> None:
@@ -410,9 +420,15 @@ class TableScene(Scene):
         if self.winner is None:
             self.shake_started = self.now
 
+    @property
+    def end_ready(self) -> bool:
+        """The end screen has been up long enough (``END_GRACE_S``) to take a choice."""
+        return self.end_shown_at is not None and self.now - self.end_shown_at >= END_GRACE_S
+
     def play_again(self) -> None:
-        """Start a new game with the same request."""
-        self.host.start_table(self.request)
+        """Start a new game with the same request (once the end screen may take a choice)."""
+        if self.end_ready:
+            self.host.start_table(self.request)
 
     # -- input ---------------------------------------------------------------------------
     def handle_key(self, key: int, mod: int) -> None:
@@ -436,7 +452,9 @@ class TableScene(Scene):
                 self.dismiss_reveal()
             return
         if self.winner is not None:
-            if key in (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE):
+            # Enter only, and not in the first moments: the Space (or a held key) that meant
+            # "go on" at the final reveal must not start a new game by accident
+            if key in (pygame.K_RETURN, pygame.K_KP_ENTER) and self.end_ready:
                 self.play_again()
             return
         actions: dict[int, Callable[[], object]] = {
@@ -450,21 +468,49 @@ class TableScene(Scene):
             pygame.K_DOWN: lambda: self.composer.change_count(-1),
             pygame.K_MINUS: lambda: self.composer.change_count(-1),
             pygame.K_KP_MINUS: lambda: self.composer.change_count(-1),
-            pygame.K_LEFT: lambda: self.composer.change_face(-1),
-            pygame.K_RIGHT: lambda: self.composer.change_face(1),
+            pygame.K_LEFT: lambda: self.composer.change_face(-1, self.lowest_on),
+            pygame.K_RIGHT: lambda: self.composer.change_face(1, self.lowest_on),
+            pygame.K_PAGEUP: lambda: self.scroll_history(HISTORY_PAGE),
+            pygame.K_PAGEDOWN: lambda: self.scroll_history(-HISTORY_PAGE),
             pygame.K_RETURN: self.bid_now,
             pygame.K_KP_ENTER: self.bid_now,
             pygame.K_d: lambda: self.call(Dudo),
             pygame.K_c: lambda: self.call(Calzo),
         }
         for digit in range(1, 7):
-            actions[pygame.K_0 + digit] = partial(self._pick_face, digit)
+            actions[pygame.K_0 + digit] = partial(self.pick_face, digit)
         action = actions.get(key)
         if action is not None:
             action()
 
-    def _pick_face(self, face: int) -> None:
-        self.composer.set_face(face, legal_bids(self.legal))
+    def pick_face(self, face: int) -> None:
+        """Choose ``face`` in the composer; the count moves to the lowest bid on it."""
+        self.composer.set_face(face, self.lowest_on(face))
+
+    def lowest_on(self, face: int) -> Bid | None:
+        """The lowest bid on ``face`` we may make: of the legal raises on our turn, else the
+        rules' preview (so the composer can be prepared while others play)."""
+        if self.my_turn:
+            return lowest_on_face(legal_bids(self.legal), face)
+        view = self.view
+        if view is None or view.phase is not Phase.BIDDING:
+            return None
+        return min_raise(view.standing_bid, face, view.rules,
+                         palifico=view.palifico_round is not None, sucio=view.state.sucio)
+
+    def scroll_history(self, lines: int) -> None:
+        """Scroll the side panel's bid history ``lines`` back (positive: towards the first bid
+        of the round); clamped when drawn. 0 follows the newest bid."""
+        self.history_back = max(0, self.history_back + lines)
+        self._changed = True
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        if event.type == pygame.MOUSEWHEEL:
+            # the wheel anywhere over the side panel scrolls the bid history
+            if side_panel_rect().collidepoint(self.mouse):
+                self.scroll_history(event.y * HISTORY_WHEEL)
+            return
+        super().handle_event(event)
 
     def handle_click(self, pos: tuple[int, int]) -> None:
         if self.handover_seat is not None and self.overlay is None:
@@ -495,6 +541,8 @@ class TableScene(Scene):
         return time.monotonic() - started < seconds * 0.9
 
     def animating(self, now: float) -> bool:
+        if self.end_shown_at is not None and now - self.end_shown_at < END_GRACE_S + 0.1:
+            return True  # the end screen's buttons light up when the grace ends
         if self.shake_started is not None and now - self.shake_started < SHAKE_S:
             return True
         return self.reveal is not None and now - self.reveal.started < LIFT_S + 0.3
@@ -509,6 +557,11 @@ class TableScene(Scene):
         from dudo_p2p.ui import table_draw  # drawing lives apart to keep this module short
 
         table_draw.draw_table(self, surface)
+
+
+def side_panel_rect() -> pygame.Rect:
+    """The side panel (bids, probability, messages): the mouse wheel over it scrolls bids."""
+    return SIDE
 
 
 def own_hand_rect() -> pygame.Rect:

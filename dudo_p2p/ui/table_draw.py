@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import pygame
 
 from dudo_p2p.rules import (
+    FACE_NAMES,
     Calzo,
     ChooseDirection,
     ChoosePalifico,
@@ -202,6 +203,12 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
         tag = f"{tag} · {scene.tr('table.bot')}" if tag else scene.tr("table.bot")
     if info is not None and not info.connected:
         tag = scene.tr("table.disconnected")
+    if view.rules.revolver and alive:
+        # V20: the bullets in this seat's revolver decide its next spin: always in sight
+        # (in place of the fingerprint: the plate has room for one short tag)
+        bullets = scene.tr("table.bullets", n=view.state.bullets[seat])
+        bot = info is not None and info.is_bot
+        tag = f"{bullets} · {scene.tr('table.bot')}" if bot else bullets
     if not alive:
         tag = scene.tr("table.eliminated")
     # dice left, as small blank dice on the plate's right; the tag gets the room before them
@@ -350,7 +357,12 @@ def _own_hand(scene: TableScene, surface: pygame.Surface, hide_all: bool) -> Non
             draw.text_block(surface, tr("table.hidden_open"),
                             box.inflate(-28, -60).move(0, 20), 22, theme.MUTED)
         return
+    # how many dice the whole table holds: what every bid is measured against
+    draw.text(surface, tr("table.total_dice", n=view.total_dice),
+              (box.right - 14, box.top + 16), 22, theme.MUTED, anchor="topright",
+              max_width=150)
     if scene.looking:
+        dice = tuple(sorted(dice))  # sorted: a hand is read at a glance
         per_row = 5
         size = 50
         for i, face in enumerate(dice):
@@ -383,6 +395,12 @@ def _composer(scene: TableScene, surface: pygame.Surface) -> None:
     choices = scene.choices()
     if choices:
         draw.text(surface, tr("table.choose"), (box.left + 20, box.top + 14), 28, theme.GOLD)
+        if any(isinstance(a, ChooseDirection) for a in choices):
+            # what the choice means: who speaks after the opener, and for how long
+            key = ("table.direction_help_round" if view.rules.direction_each_round
+                   else "table.direction_help")
+            draw.text_block(surface, tr(key), pygame.Rect(box.left + 20, box.top + 118,
+                                                          box.width - 40, 64), 20, theme.CREAM)
         for i, action in enumerate(choices):
             if isinstance(action, ChooseDirection):
                 label = tr("table.clockwise" if action.clockwise else "table.counterclockwise")
@@ -405,13 +423,15 @@ def _composer(scene: TableScene, surface: pygame.Surface) -> None:
               anchor="center")
     scene.buttons.append(Button(pygame.Rect(box.left + 138, top + 24, 46, 46), "+",
                                 lambda: comp.change_count(1), size=34, name="count_plus"))
-    draw.text(surface, tr("table.face"), (box.left + 204, top), 22, theme.MUTED)
+    # the face's name beside the word, so "tontos", "quinas"... are learnt by playing
+    draw.text(surface, tr("table.face_named", face=FACE_NAMES[tr.lang][comp.face]),
+              (box.left + 204, top), 22, theme.MUTED, max_width=360)
     for face in range(1, 7):
         rect = pygame.Rect(box.left + 200 + (face - 1) * 61, top + 22, 56, 50)
         selected = face == comp.face
         if selected:
             pygame.draw.rect(surface, theme.GOLD, rect.inflate(4, 4), border_radius=10)
-        scene.buttons.append(_FaceButton(rect, "", partial(comp.set_face, face, bids),
+        scene.buttons.append(_FaceButton(rect, "", partial(scene.pick_face, face),
                                          name=f"face_{face}", face=face, selected=selected))
     row = top + 78
     bid_ok = my_turn and comp.bid in bids

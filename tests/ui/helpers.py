@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pygame
 
 from dudo_p2p.bots import make_bot
+from dudo_p2p.rules import Dudo
 from dudo_p2p.session import Session
 from dudo_p2p.ui import draw, theme, widgets
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.local_tables import local_factory
 from dudo_p2p.ui.request import TableRequest
+from dudo_p2p.ui.table import TableScene
+
+from .conftest import FakeClock
 
 
 def key(app: App, k: int) -> None:
@@ -60,3 +66,32 @@ class TextRecorder:
         self.styles = []
         app.frame(update=False)
         return [m for m, _, _ in self.drawn]
+
+
+def table_app(clock: FakeClock, surface: pygame.Surface, lang: str,
+              **kw: object) -> tuple[App, TableScene]:
+    """An app on an in-process bot table of ``TableRequest("bots", **kw)``, no delays."""
+    app = App(bot_tables, lang, clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
+    app.start_table(TableRequest("bots", **kw))  # type: ignore[arg-type]
+    assert isinstance(app.scene, TableScene)
+    return app, app.scene
+
+
+def play_until(app: App, clock: FakeClock, scene: TableScene,
+                done: Callable[[TableScene], bool], limit: int = 4000) -> None:
+    """Play our seat (always doubt when we may, so rounds end fast) until ``done``."""
+    for _ in range(limit):
+        clock.advance(0.05)
+        app.frame()
+        if done(scene):
+            return
+        if scene.reveal is not None:
+            key(app, pygame.K_SPACE)
+        elif scene.my_turn and not scene.blocked:
+            if scene.choices():
+                click_button(app, "choice_0")
+            elif scene.offered(Dudo) is not None:
+                key(app, pygame.K_d)
+            else:
+                key(app, pygame.K_RETURN)
+    raise AssertionError("the table never got there")

@@ -47,11 +47,27 @@ def test_start_turn_presets_the_lowest_raise_on_the_standing_face() -> None:
     comp = Composer()
     comp.start_turn(_bids_after(Bid(3, 5)), Bid(3, 5))
     assert comp.bid == Bid(4, 5)
-    comp.set_face(1, _bids_after(Bid(3, 5)))
-    assert comp.bid == Bid(4, 1)  # count kept: already above the 2-ace minimum
-    comp.count = 1
-    comp.set_face(6, _bids_after(Bid(3, 5)))
-    assert comp.bid == Bid(3, 6)  # lifted to the minimum on sixes
+
+def test_changing_the_face_moves_the_count_to_that_faces_lowest_legal_count() -> None:
+    # issue 17: from four quinas to aces is two aces (down), back to sixes is three (up)
+    bids = _bids_after(Bid(3, 5))
+    comp = Composer()
+    comp.start_turn(bids, Bid(3, 5))
+    assert comp.bid == Bid(4, 5)
+    comp.set_face(1, lowest_on_face(bids, 1))
+    assert comp.bid == Bid(2, 1)
+    comp.set_face(6, lowest_on_face(bids, 6))
+    assert comp.bid == Bid(3, 6)
+    comp.change_face(-1, lambda f: lowest_on_face(bids, f))  # the arrow keys do the same
+    assert comp.bid == Bid(4, 5)
+    comp.set_face(3, None)  # a face with no legal bid: the count stays
+    assert comp.bid == Bid(4, 3)
+
+
+def test_not_our_turn_says_so_instead_of_blaming_the_face() -> None:
+    comp = Composer(count=2, face=2)
+    assert comp.help_text(Tr("es"), set(), False, None) == "No es tu turno: espera"
+    assert "tontos" not in comp.help_text(Tr("es"), set(), False, None)
 
 
 def test_count_and_face_stay_in_range() -> None:

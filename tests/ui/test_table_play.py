@@ -14,7 +14,7 @@ from dudo_p2p.ui import widgets
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.local_tables import HotseatSeat
 from dudo_p2p.ui.request import TableRequest
-from dudo_p2p.ui.table import TableScene
+from dudo_p2p.ui.table import END_GRACE_S, TableScene
 
 from .conftest import FakeClock
 from .helpers import bot_tables, click, click_button, key
@@ -84,6 +84,18 @@ def test_a_whole_game_against_bots_with_keys_and_clicks(clock: FakeClock,
         widgets.find(scene.buttons, "play_again")
     key(app, pygame.K_SPACE)
     app.frame()
+    button = widgets.find(scene.buttons, "play_again")
+    # issue 17: a second Space (or a held one) meant for the reveal, an Enter or a click in
+    # the first moment does not start a new game by accident
+    assert not button.enabled
+    for k in (pygame.K_SPACE, pygame.K_RETURN):
+        key(app, k)
+    click(app, button.rect.center)
+    assert app.scene is scene
+    clock.advance(END_GRACE_S)
+    app.frame()
+    key(app, pygame.K_SPACE)
+    assert app.scene is scene  # Space never plays again: only Enter or the button
     button = widgets.find(scene.buttons, "play_again")
     assert button.enabled
     click(app, button.rect.center)
@@ -188,6 +200,13 @@ def test_look_toggles_with_m_and_a_click_on_the_cup(clock: FakeClock,
     scene = _table(app, bots=1, seed=3)
     app.frame()
     assert not scene.looking
+    # issue 17: we open and choose the direction first; an M before the dice are dealt (there
+    # is nothing under the cup) is ignored, so the first M after the choice lifts the cup
+    assert scene.choices() and scene.view is not None and scene.view.own_dice is None
+    key(app, pygame.K_m)
+    assert not scene.looking
+    click_button(app, "choice_0")
+    assert scene.view is not None and scene.view.own_dice is not None
     key(app, pygame.K_m)
     assert scene.looking
     click(app, (170, 700))

@@ -4,8 +4,6 @@ round stays readable, a palifico round still says whose turn it is, and the end 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pygame
 import pytest
 
@@ -14,40 +12,12 @@ from dudo_p2p.rules.results import SeatCounts
 from dudo_p2p.session import GameOver, PlayerLeft, RoundStarted
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import draw, side_panel, table_draw, theme
-from dudo_p2p.ui.app import App
-from dudo_p2p.ui.request import TableRequest
-from dudo_p2p.ui.table import TableScene, own_hand_rect
+from dudo_p2p.ui.table import own_hand_rect
 
 from .conftest import FakeClock
-from .helpers import TextRecorder, bot_tables, click_button, key
-
-
-def _table(clock: FakeClock, surface: pygame.Surface, lang: str,
-           **kw: object) -> tuple[App, TableScene]:
-    app = App(bot_tables, lang, clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
-    app.start_table(TableRequest("bots", **kw))  # type: ignore[arg-type]
-    assert isinstance(app.scene, TableScene)
-    return app, app.scene
-
-
-def _play_until(app: App, clock: FakeClock, scene: TableScene,
-                done: Callable[[TableScene], bool], limit: int = 4000) -> None:
-    """Play our seat (always doubt when we may, so rounds end fast) until ``done``."""
-    for _ in range(limit):
-        clock.advance(0.05)
-        app.frame()
-        if done(scene):
-            return
-        if scene.reveal is not None:
-            key(app, pygame.K_SPACE)
-        elif scene.my_turn and not scene.blocked:
-            if scene.choices():
-                click_button(app, "choice_0")
-            elif scene.offered(Dudo) is not None:
-                key(app, pygame.K_d)
-            else:
-                key(app, pygame.K_RETURN)
-    raise AssertionError("the table never got there")
+from .helpers import TextRecorder, key
+from .helpers import play_until as _play_until
+from .helpers import table_app as _table
 
 
 @pytest.fixture
