@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus.acts import ActRace
+from dudo_p2p.consensus.bindings import ReplayGuard, ack_context
 from dudo_p2p.consensus.effects import Effect, Emit
 from dudo_p2p.consensus.faults import EntryBook, VoteBook
 from dudo_p2p.consensus.replica import Replica, Seating
@@ -34,6 +35,7 @@ from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS, Timeouts, Timers
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import IllegalAction
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
+from dudo_p2p.protocol.kinds import Ack
 from dudo_p2p.protocol.messages import Message
 
 VERIFIED_CACHE = 4096
@@ -69,6 +71,7 @@ class MachineCore(ABC):
         self.buffer: list[Envelope] = []
         self.sent: set[tuple[int, str]] = set()
         self.votes = VoteBook()
+        self.replays = ReplayGuard()  # acks and votes taken: the same frame again is a replay
         self.proofs: list[tuple[bytes, bytes]] = []
         self.expelled: set[int] = set()
         self.timers = Timers(timeouts, seating.n, now)
@@ -127,6 +130,16 @@ class MachineCore(ABC):
         return seal_envelope(
             self.identity, self.seating.game_id, self.replica.epoch.number, seq, body
         )
+
+    def _ack(self, entry: Envelope) -> bytes | None:
+        """Our ack of ``entry``, signed in its context (its epoch and seq, §4.4); None when we
+        are not a seat of the epoch: an eliminated seat acks nothing (its ack would count for
+        nothing, §4.3)."""
+        if self.seat not in self.replica.epoch.participants:
+            return None
+        round_no, seq = ack_context(entry)
+        body = Ack(entry.to_bytes())
+        return seal_envelope(self.identity, self.seating.game_id, round_no, seq, body).to_bytes()
 
     def _flush(self, now: float) -> list[Effect]:
         """Hand out the effects gathered so far, in order (the end of every public call)."""

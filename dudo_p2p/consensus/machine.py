@@ -44,6 +44,7 @@ from __future__ import annotations
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus import journal
 from dudo_p2p.consensus.actions_wire import action_fields
+from dudo_p2p.consensus.bindings import check_ack, check_vote
 from dudo_p2p.consensus.catchup import CatchUpMixin
 from dudo_p2p.consensus.core import VERIFIED_CACHE
 from dudo_p2p.consensus.effects import Effect, Emit, Log, Persist, Send
@@ -163,6 +164,12 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         assert author is not None  # known_authors guarantees it
         if author == self.seat:
             return self._flush(now)  # our own message relayed back
+        try:
+            self._check_fresh(env)
+        except RemoteProtocolError as exc:
+            # refused before it counts for anything, a sign of life included (§6)
+            self._out.append(Log("info", f"refused {env.kind} of seat {author}: {exc}"))
+            return self._flush(now)
         self.timers.last_heard[author] = now
         try:
             self._dispatch(author, env, now)
@@ -258,19 +265,44 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         held = self._verified.get(entry) if isinstance(entry, bytes) else None
         return held is not None and not isinstance(held.body, Act) and held.digest() in self.seen
 
+    def _check_fresh(self, env: Envelope) -> None:
+        """RemoteProtocolError for an ack or a vote not bound to what it is about, of an
+        epoch we have left, or taken before (a replay; :mod:`~dudo_p2p.consensus.bindings`)."""
+        rep = self.replica
+        if isinstance(env.body, Ack):
+            inner = self._open(env.body.entry)
+            check_ack(env, inner)
+            if env.round_no < rep.epoch.number or (
+                isinstance(inner.body, Act) and env.round_no == rep.epoch.number
+                and env.seq < rep.epoch.acts
+            ):
+                raise RemoteProtocolError(f"stale: an ack of ({env.round_no}, {env.seq})")
+        elif isinstance(env.body, Vote):
+            check_vote(env, self.seating)
+            if rep.removal_epoch(env.round_no) is None:
+                raise RemoteProtocolError(f"stale: a vote of epoch {env.round_no}")
+        else:
+            return
+        if self.replays.replayed(env):
+            raise RemoteProtocolError("a replay of a frame already taken")
+
     def _dispatch(self, author: int, env: Envelope, now: float) -> None:
         body = env.body
         match body:
             case Ack(entry=entry):
+                epoch = self.replica.epoch.number
                 inner = self._open(entry)
                 inner_author = self.seating.seat_of(inner.author)
                 if inner_author is not None and inner_author != self.seat:
                     self._consider(inner, now)
-                if isinstance(inner.body, Act) and inner.round_no == self.replica.epoch.number:
+                if isinstance(inner.body, Act) and inner.round_no == epoch:
                     ep = self.replica.epoch
                     self.race.record_ack(inner, author, ep.number, ep.acts)
+                    self.replays.take(env)
                     self._settle_race()
                     self._try_finalize(now)
+                elif inner.round_no == epoch and inner.digest() in self.seen:
+                    self.replays.take(env)
             case Vote():
                 self._take_vote(author, env, now)
             case Proof(first=first, second=second):
@@ -340,7 +372,9 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         if author == self.seat or digest in self.relayed:
             return
         self.relayed.add(digest)
-        self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
+        ack = self._ack(env)
+        if ack is not None:
+            self._out.append(Send(ack))
 
     # ---- lost frames: re-sends while the log is stuck ------------------------------------
 
@@ -354,8 +388,9 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         mine = self.race.slot.mine
         if mine is not None:
             env = self.race.slot.candidates[mine]
-            if env.author != self.identity.public_key:
-                self._out.append(Send(self._seal(0, Ack(env.to_bytes())).to_bytes()))
+            ack = self._ack(env) if env.author != self.identity.public_key else None
+            if ack is not None:
+                self._out.append(Send(ack))
         self._relay_epoch()
         # a lost vote must not leave a peer behind
         for vote in self.votes.own(self.replica.epoch.number, self.seat):
@@ -379,7 +414,9 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
                 # ours, already chained here: a peer that lost it cannot move on without it
                 self._out.append(Send(data))
             else:
-                self._out.append(Send(self._seal(0, Ack(data)).to_bytes()))
+                ack = self._ack(env)
+                if ack is not None:
+                    self._out.append(Send(ack))
 
     # ---- acts: candidates, acks, racing calls (the bookkeeping is acts.ActRace) ---------
 

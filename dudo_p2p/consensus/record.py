@@ -22,16 +22,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dudo_p2p.consensus.bindings import check_vote
 from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.consensus.replica import ChainItem, Replica, Seating
 from dudo_p2p.errors import DecodeError, DudoError, RemoteProtocolError
 from dudo_p2p.protocol.codec import decode, encode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope
-from dudo_p2p.protocol.kinds import Vote
 
 FORMAT = "dudo-p2p-record/1"
 LOG_KINDS = frozenset({"act", "commit", "nonce", "reveal", "result-sign"})
 MAX_RECORD = 64 << 20
+RECORD_KEYS = frozenset({"format", "genesis", "signatures", "items", "proofs"})
 
 
 class RecordViolation(DudoError):
@@ -101,7 +102,7 @@ def check_certificate(
             known_authors=seating.pubs,
         )
         voter = seating.seat_of(env.author)
-        if not isinstance(env.body, Vote) or env.body.target != seating.pubs[seat]:
+        if check_vote(env, seating) != seat:
             raise RemoteProtocolError("a vote for someone else")
         if voter is None or voter == seat or voter not in epoch.participants:
             raise RemoteProtocolError(f"seat {voter} may not vote on seat {seat}")
@@ -129,10 +130,14 @@ def verify_record(data: bytes) -> Summary:
         raise RecordViolation(-1, f"not a record: {exc}") from exc
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise RecordViolation(-1, f"not a {FORMAT} file")
+    if set(doc) != RECORD_KEYS:  # an unknown key would be a byte no signature covers
+        raise RecordViolation(-1, f"a record has exactly the keys {sorted(RECORD_KEYS)}")
     genesis, sigs, items = doc.get("genesis"), doc.get("signatures"), doc.get("items")
     if not isinstance(genesis, bytes) or not isinstance(sigs, list) or not isinstance(items, list):
         raise RecordViolation(-1, "record lacks genesis, signatures or items")
     try:
+        if not all(isinstance(s, bytes) for s in sigs):
+            raise DecodeError("a signature is an envelope")
         seating = seating_from(genesis, [s for s in sigs if isinstance(s, bytes)])
     except DudoError as exc:
         raise RecordViolation(-1, f"genesis: {exc}") from exc
@@ -157,7 +162,7 @@ def verify_record(data: bytes) -> Summary:
                     raise DecodeError("an item is an entry or a removal")
         except DudoError as exc:
             raise RecordViolation(index, str(exc)) from exc
-    proofs = doc.get("proofs", [])
+    proofs = doc["proofs"]
     for index, proof in enumerate(proofs if isinstance(proofs, list) else [None]):
         try:
             match proof:

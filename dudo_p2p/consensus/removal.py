@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus import journal
+from dudo_p2p.consensus.bindings import check_vote
 from dudo_p2p.consensus.core import MachineCore
 from dudo_p2p.consensus.effects import Emit, Log, Persist, Send
 from dudo_p2p.consensus.record import check_proof
@@ -87,16 +88,18 @@ class RemovalMixin(MachineCore):
         box = self.votes.box(epoch, target)
         if self.seat in box:
             return
-        env = self._seal(0, Vote(self.seating.pubs[target], reason[:16]))
+        # seq = the target's seat: the vote's signature names its epoch and its target (§4.6)
+        env = self._seal(target, Vote(self.seating.pubs[target], reason[:16]))
         box[self.seat] = env.to_bytes()
         self._out.append(Send(env.to_bytes()))
         self._maybe_remove(epoch, target, now)
 
     def _take_vote(self, voter: int, env: Envelope, now: float) -> None:
+        target = check_vote(env, self.seating)
         assert isinstance(env.body, Vote)
-        target = self.seating.seat_of(env.body.target)
-        if target is None or self.replica.removal_epoch(env.round_no) is None:
+        if self.replica.removal_epoch(env.round_no) is None:
             return
+        self.replays.take(env)
         if target == self.seat:
             self._out.append(Log("info", f"seat {voter} votes to remove us: {env.body.reason}"))
         self.votes.box(env.round_no, target)[voter] = env.to_bytes()

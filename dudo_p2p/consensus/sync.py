@@ -115,5 +115,7 @@ class SyncPacer:
         return now >= self.told.get((what, peer), -1e9)
 
     def told_now(self, what: str, peer: int, now: float) -> None:
-        """We told ``peer`` about ``what``: not again for a heartbeat interval."""
-        self.told[(what, peer)] = now + self.heartbeat
+        """We told ``peer`` about ``what``: not again for about a heartbeat interval (0.9 of
+        one, as for asking: the tells answer heartbeats that come about one interval apart,
+        and a full interval skipped every other one when a heartbeat came a few ms early)."""
+        self.told[(what, peer)] = now + 0.9 * self.heartbeat
