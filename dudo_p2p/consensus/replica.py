@@ -351,7 +351,9 @@ class Replica:
                     [ep.commit_digests[s] for s in ep.participants],
                     [ep.nonces[s] for s in ep.participants],
                 )
-                if ep.number == 0:
+                if self.engine.phase is Phase.DRAW_OPENER:
+                    # epoch 0, or the epoch dealt after a removal voided the draw (numbered
+                    # by the removals, §4.6): either way its seed draws the opener
                     self._draw_opener(ep.seed)
                     self._start_epoch()
                 else:
