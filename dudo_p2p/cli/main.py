@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tables": ("dudo_p2p.cli.tables", "list the tables seen on the LAN"),
     "sim": ("dudo_p2p.cli.sim", "N headless bot peers, each its own process, on loopback"),
     "verify": ("dudo_p2p.cli.verify", "re-check a game record offline"),
+    "replay": ("dudo_p2p.cli.replay", "step through a game record on the table"),
     "tournament": ("dudo_p2p.bots.tournament", "bot levels against each other, in-process"),
     "bench": ("dudo_p2p.bench.main", "measure what players feel (see README)"),
 }

@@ -24,11 +24,18 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def read_record_file(path: Path, prog: str) -> bytes | None:
+    """The file's bytes, or None after telling stderr why it cannot be read (exit 2)."""
     try:
-        data = Path(args.file).read_bytes()
+        return Path(path).read_bytes()
     except OSError as exc:
-        print(f"verify: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        print(f"{prog}: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return None
+
+
+def run(args: argparse.Namespace) -> int:
+    data = read_record_file(args.file, "verify")
+    if data is None:
         return 2
     try:
         summary = verify_record(data)

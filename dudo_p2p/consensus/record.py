@@ -19,7 +19,7 @@ of the other seats of that epoch). Pure: the caller reads the file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from dudo_p2p.consensus.bindings import check_vote
@@ -28,6 +28,7 @@ from dudo_p2p.consensus.replica import ChainItem, Replica, Seating
 from dudo_p2p.errors import DecodeError, DudoError, RemoteProtocolError
 from dudo_p2p.protocol.codec import decode, encode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope
+from dudo_p2p.rules import GameState
 
 FORMAT = "dudo-p2p-record/1"
 LOG_KINDS = frozenset({"act", "commit", "nonce", "reveal", "result-sign"})
@@ -122,8 +123,12 @@ def check_proof(a: Envelope, b: Envelope) -> None:
         raise RemoteProtocolError("not a proof of equivocation")
 
 
-def verify_record(data: bytes) -> Summary:
-    """Re-check a whole record; raises RecordViolation naming the first violation."""
+def verify_record(
+    data: bytes, observe: Callable[[int, GameState], None] | None = None
+) -> Summary:
+    """Re-check a whole record; raises RecordViolation naming the first violation.
+    ``observe(index, engine)`` is called after each item is checked, with the engine state
+    it led to (the replay viewer steps through these)."""
     try:
         doc = decode(data, max_size=MAX_RECORD)
     except RemoteProtocolError as exc:
@@ -162,6 +167,8 @@ def verify_record(data: bytes) -> Summary:
                     raise DecodeError("an item is an entry or a removal")
         except DudoError as exc:
             raise RecordViolation(index, str(exc)) from exc
+        if observe is not None:
+            observe(index, replica.engine)
     proofs = doc["proofs"]
     for index, proof in enumerate(proofs if isinstance(proofs, list) else [None]):
         try:

@@ -54,6 +54,21 @@ PALIFICO_MODE_KEYS = {
 }
 
 ES: dict[str, str] = {
+    "replay.title": "Repetición · paso {step} de {steps} · ronda {round}",
+    "replay.keys": (
+        "Flechas izq./der.: paso · arriba/abajo: ronda · Inicio/Fin · F: dados desde el "
+        "principio · L: idioma · Esc: salir"
+    ),
+    "replay.removed": "{name} sale de la mesa",
+    "replay.reveal": "Se levantan los cachos",
+    "replay.start_round": "Empieza la ronda {round}",
+    "replay.chance": "Con sus dados, esta apuesta tenía un {pct} % de ser cierta",
+    "replay.dice_from_start": "Dados a la vista desde el principio (F)",
+    "replay.dice_at_reveal": "Dados ocultos hasta que se levantan (F)",
+    "replay.stats": "Faroles y cantos",
+    "replay.bids_held": "apuestas ciertas: {held} de {bids}",
+    "replay.calls_right": "¡Dudo! acertados: {right}/{doubts} · ¡Calzo!: {calzo_right}/{calzos}",
+    "replay.winner": "Gana {name}",
     "app.title": "Dudo",
     "app.subtitle": "Cachos entre amigos, sin servidor: dados justos, mesa firmada",
     "app.no_display": (
@@ -259,6 +274,21 @@ ES: dict[str, str] = {
 }
 
 EN: dict[str, str] = {
+    "replay.title": "Replay · step {step} of {steps} · round {round}",
+    "replay.keys": (
+        "Left/right arrows: step · up/down: round · Home/End · F: dice from the start · "
+        "L: language · Esc: quit"
+    ),
+    "replay.removed": "{name} leaves the table",
+    "replay.reveal": "The cups are lifted",
+    "replay.start_round": "Round {round} begins",
+    "replay.chance": "From its bidder's dice, this bid had a {pct} % chance to hold",
+    "replay.dice_from_start": "Dice shown from the start (F)",
+    "replay.dice_at_reveal": "Dice hidden until the cups are lifted (F)",
+    "replay.stats": "Bluffs and calls",
+    "replay.bids_held": "bids that held: {held} of {bids}",
+    "replay.calls_right": "¡Dudo! right: {right}/{doubts} · ¡Calzo!: {calzo_right}/{calzos}",
+    "replay.winner": "{name} wins",
     "app.title": "Dudo",
     "app.subtitle": "Liar's Dice among friends, no server: fair dice, a signed table",
     "app.no_display": (

@@ -1,0 +1,140 @@
+"""The replay viewer: a verified record stepped through; the dice shown are the record's."""
+
+from __future__ import annotations
+
+import pygame
+import pytest
+from consensus.fakenet import FakeNet
+
+from dudo_p2p.consensus.record import RecordViolation, verify_record
+from dudo_p2p.rules import Calzo, Dudo, Phase, Raise, RuleSet
+from dudo_p2p.rules.legality import count_showing
+from dudo_p2p.session.replay import Replay
+from dudo_p2p.ui.app import App
+from dudo_p2p.ui.replay_scene import ReplayScene
+from dudo_p2p.ui.request import TableRequest, Unavailable
+
+from .conftest import FakeClock
+from .helpers import key
+
+
+@pytest.fixture(scope="module")
+def record() -> bytes:
+    net = FakeNet(3, RuleSet(starting_dice=3), seed=21)
+    net.run()
+    assert len(net.heads()) == 1
+    return net.machines[0].record(net.genesis, net.signatures)
+
+
+def test_every_reveal_shows_the_dice_and_result_the_record_holds(record: bytes) -> None:
+    replay = Replay.load(record)
+    final = replay.final
+    reveals = [s.reveal for s in replay.steps if s.reveal is not None]
+    assert reveals == list(final.results)  # one reveal step per round, in order
+    for index, step in enumerate(replay.steps):
+        result = replay.result_of(index)
+        shown = replay.dice_at(index)
+        if step.reveal is not None:
+            assert shown == step.reveal.dice
+        else:
+            assert shown is None  # under the cups until the reveal...
+            from_start = replay.dice_at(index, from_start=True)
+            assert from_start == (result.dice if result is not None else None)  # ...unless F
+    assert replay.summary.log_hash == verify_record(record).log_hash
+
+
+def test_the_steps_are_the_bids_and_calls_of_the_record_in_order(record: bytes) -> None:
+    replay = Replay.load(record)
+    final = replay.final
+    assert final.phase is Phase.OVER and final.winner == replay.summary.winner
+    calls = [s.action for s in replay.steps if isinstance(s.action, Dudo | Calzo)]
+    assert [type(c).__name__.lower() for c in calls] == [r.kind for r in final.results]
+    for index, step in enumerate(replay.steps):
+        if isinstance(step.action, Raise):
+            assert step.state.standing_bid == step.action.bid
+            chance = replay.bid_chance(index)
+            assert chance is not None and 0.0 <= chance <= 1.0
+
+
+def test_player_summary_counts_bids_that_held_and_calls_that_were_right(record: bytes) -> None:
+    replay = Replay.load(record)
+    final = replay.final
+    by_round = {r.round_no: r for r in final.results}
+    for stats in replay.player_stats():
+        raises = [(i, s) for i, s in enumerate(replay.steps)
+                  if isinstance(s.action, Raise) and s.action.seat == stats.seat]
+        held = sum(
+            count_showing([d for hand in by_round[s.round_no].dice for d in hand],
+                          s.action.bid.face, wild=replay.steps[i - 1].state.wild)
+            >= s.action.bid.count
+            for i, s in raises if isinstance(s.action, Raise)
+        )
+        assert (stats.bids, stats.bids_held) == (len(raises), held)
+        doubts = [r for r in final.results if r.kind == "dudo" and r.caller == stats.seat]
+        assert stats.doubts == len(doubts)
+        assert stats.doubts_right == sum(r.losses.get(stats.seat, 0) == 0 for r in doubts)
+
+
+def test_an_invalid_record_opens_nothing_and_names_the_item(record: bytes) -> None:
+    broken = bytearray(record)
+    broken[len(broken) // 2] ^= 0x01
+    with pytest.raises(RecordViolation) as caught:
+        Replay.load(bytes(broken))
+    assert "item" in str(caught.value) or caught.value.index == -1
+
+
+def _no_tables(request: TableRequest) -> object:
+    raise Unavailable("none")
+
+
+def test_keys_step_by_move_and_by_round_and_the_table_shows_the_dice(
+    record: bytes, clock: FakeClock, surface: pygame.Surface
+) -> None:
+    replay = Replay.load(record)
+    app = App(_no_tables, "en", clock, surface=surface)  # type: ignore[arg-type]
+    scene = ReplayScene(app, replay)
+    app.switch(scene)
+    key(app, pygame.K_RIGHT)
+    assert scene.index == 1
+    key(app, pygame.K_END)
+    assert scene.index == len(replay.steps) - 1
+    key(app, pygame.K_HOME)
+    key(app, pygame.K_DOWN)
+    assert scene.index == replay.round_starts()[1]
+    reveal_at = next(i for i, s in enumerate(replay.steps) if s.reveal is not None)
+    scene.go(reveal_at)
+    app.frame()
+    assert scene.shown_dice() == replay.steps[reveal_at].reveal.dice  # type: ignore[union-attr]
+    scene.go(1)
+    assert scene.shown_dice() is None
+    key(app, pygame.K_f)
+    assert scene.shown_dice() == replay.result_of(1).dice  # type: ignore[union-attr]
+    app.frame()  # draws with every die face up
+    key(app, pygame.K_ESCAPE)
+    assert not app.running
+
+
+def test_the_replay_command_prints_the_game_and_refuses_a_broken_record(
+    record: bytes, tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pathlib import Path
+
+    from dudo_p2p.cli.main import main
+
+    folder = Path(str(tmp_path))
+    good, bad = folder / "game.dudo", folder / "bad.dudo"
+    good.write_bytes(record)
+    broken = bytearray(record)
+    broken[len(broken) // 3] ^= 0x10
+    bad.write_bytes(bytes(broken))
+    assert main(["replay", str(good), "--text"]) == 0
+    out = capsys.readouterr().out
+    replay = Replay.load(record)
+    assert f"log hash {replay.summary.log_hash}" in out
+    assert out.count("reveal [") == len(replay.final.results)
+    assert main(["replay", str(bad), "--text"]) == 1
+    assert "INVALID" in capsys.readouterr().err
+    assert main(["replay", str(folder / "missing.dudo")]) == 2
+    shot = folder / "step.png"
+    assert main(["replay", str(good), "--screenshot", str(shot), "--step", "5"]) == 0
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
