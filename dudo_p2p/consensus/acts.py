@@ -52,6 +52,9 @@ class ActRace:
         # who acked which act (by digest) in the current epoch, kept even for acts one step
         # ahead of our head: an ack that arrives before its act fits must still count later
         self.book: dict[bytes, set[int]] = {}
+        # the signed acks behind the book, by act digest and acker: an agreed act's
+        # certificate (act_certs.py), which catch-up carries with it
+        self.signed: dict[bytes, dict[int, bytes]] = {}
         self.book_epoch = 0
 
     def next_slot(self) -> None:
@@ -62,6 +65,7 @@ class ActRace:
         """The seats that acked ``digest`` (a live set); the book restarts with each epoch."""
         if self.book_epoch != epoch:
             self.book = {}
+            self.signed = {}
             self.book_epoch = epoch
         return self.book.setdefault(digest, set())
 
@@ -77,10 +81,21 @@ class ActRace:
         self.acks(digest, epoch).add(self.me)
         return True
 
-    def record_ack(self, inner: Envelope, acker: int, epoch: int, acts: int) -> None:
-        """``acker`` acked the act ``inner`` of ``epoch``; acts already chained are ignored."""
+    def record_ack(
+        self, inner: Envelope, acker: int, epoch: int, acts: int, ack: bytes
+    ) -> None:
+        """``acker`` acked the act ``inner`` of ``epoch`` by the signed envelope ``ack`` (ours
+        too: we relay it); acts already chained are ignored."""
         if inner.seq >= acts:
-            self.acks(inner.digest(), epoch).add(acker)
+            digest = inner.digest()
+            self.acks(digest, epoch).add(acker)
+            self.signed.setdefault(digest, {})[acker] = ack
+
+    def certificate(self, env: Envelope, author: int, participants: tuple[int, ...]) -> list[bytes]:
+        """The signed acks of ``env`` by every participant but its author, in seat order
+        (call once it is agreed: then every one of them is held)."""
+        held = self.signed.get(env.digest(), {})
+        return [held[s] for s in participants if s != author and s in held]
 
     def settle(self, epoch: int, engine: GameState, seating: Seating) -> Envelope | None:
         """When acks show two candidates, switch our ack to the winner; returns the winner

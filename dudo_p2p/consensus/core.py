@@ -72,6 +72,7 @@ class MachineCore(ABC):
         self.sent: set[tuple[int, str]] = set()
         self.votes = VoteBook()
         self.replays = ReplayGuard()  # acks and votes taken: the same frame again is a replay
+        self.act_certs: dict[bytes, list[bytes]] = {}  # chained act digest -> its acks
         self.proofs: list[tuple[bytes, bytes]] = []
         self.expelled: set[int] = set()
         self.timers = Timers(timeouts, seating.n, now)

@@ -4,6 +4,7 @@ One canonical msgpack list per record, written through ``Persist`` effects in th
 machine emits them:
 
     ["item", envelope]                            a chained entry (no fsync needed)
+    ["act", envelope, [ack...]]                   a chained act with its certificate (idem)
     ["removal", epoch, seat, reason, [vote...]]   a removal with its votes (durable)
     ["secrets", [epoch, key, nonce, shares...]]   our secrets of an epoch (durable, before
                                                   the commitment that depends on them)
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from dudo_p2p.consensus.act_certs import agreed_bytes
 from dudo_p2p.consensus.sync import removal_bytes
 from dudo_p2p.errors import DecodeError
 from dudo_p2p.protocol.codec import decode, encode
@@ -56,11 +58,23 @@ class Own:
     data: bytes
 
 
-Record = Item | Removal | Secrets | Own
+@dataclass(frozen=True)
+class Agreed:
+    """A chained act and the acks that made it final (its certificate, bytes only)."""
+
+    data: bytes
+    acks: list[bytes]
+
+
+Record = Item | Agreed | Removal | Secrets | Own
 
 
 def item_record(data: bytes) -> bytes:
     return encode(["item", data])
+
+
+def agreed_record(data: bytes, acks: list[bytes]) -> bytes:
+    return agreed_bytes(data, acks)
 
 
 def removal_record(epoch: int, target: int, reason: str, cert: list[bytes]) -> bytes:
@@ -84,6 +98,8 @@ def read_journal(records: Iterable[bytes]) -> Iterator[Record]:
         match record:
             case ["item", bytes() as data]:
                 yield Item(data)
+            case ["act", bytes() as data, list() as acks]:
+                yield Agreed(data, [b for b in acks if isinstance(b, bytes)])
             case ["removal", int() as epoch, int() as target, str() as reason, list() as cert]:
                 yield Removal(epoch, target, reason, [b for b in cert if isinstance(b, bytes)])
             case ["secrets", list() as fields]:

@@ -220,6 +220,9 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
             match record:
                 case journal.Item(data):
                     rep.replay([ChainItem(rep.epoch.number, b"", data)], machine._open)
+                case journal.Agreed(data, acks):
+                    rep.replay([ChainItem(rep.epoch.number, b"", data)], machine._open)
+                    machine.act_certs[rep.chain[-1].digest] = acks
                 case journal.Removal(epoch, target, reason, votes):
                     machine.votes.certificates[(epoch, target)] = votes
                     # at the epoch it names: a removal joined to the epoch just voided by
@@ -240,7 +243,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
                 machine.own_current = data
                 machine._out.append(Send(data))
                 machine._consider(env, now)
-        machine._out.append(Send(machine._seal(0, SyncRequest(len(rep.chain))).to_bytes()))
+        machine._ask_everyone(now)
         return machine
 
     def leave(self, now: float) -> list[Effect]:
@@ -297,7 +300,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
                     self._consider(inner, now)
                 if isinstance(inner.body, Act) and inner.round_no == epoch:
                     ep = self.replica.epoch
-                    self.race.record_ack(inner, author, ep.number, ep.acts)
+                    self.race.record_ack(inner, author, ep.number, ep.acts, env.to_bytes())
                     self.replays.take(env)
                     self._settle_race()
                     self._try_finalize(now)
@@ -310,9 +313,9 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
             case Heartbeat(head=head, length=length):
                 self._take_heartbeat(author, head, length, now)
             case SyncRequest(have=have):
-                self._answer_sync(author, have)
-            case SyncReply(entries=entries, more=more):
-                self._take_reply(author, entries, more, now)
+                self._answer_sync(author, have, now)
+            case SyncReply(start=start, entries=entries, more=more):
+                self._take_reply(author, start, entries, more, now)
             case Bye():
                 self._vote(author, "quit", now)
             case _:
@@ -374,6 +377,8 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         self.relayed.add(digest)
         ack = self._ack(env)
         if ack is not None:
+            ep = self.replica.epoch
+            self.race.record_ack(env, self.seat, ep.number, ep.acts, ack)  # for its certificate
             self._out.append(Send(ack))
 
     # ---- lost frames: re-sends while the log is stuck ------------------------------------
@@ -445,6 +450,9 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         env = self.race.agreed(ep.number, ep.participants)
         if env is None:
             return
+        author = self.seating.seat_of(env.author)
+        assert author is not None  # a checked candidate
+        self.act_certs[env.digest()] = self.race.certificate(env, author, ep.participants)
         action = self.replica.chain_act(env)
         self._chained(now)
         self._out.append(Emit(ev.ActionTaken(action)))
@@ -464,7 +472,10 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         """The head moved: journal the new items, reset per-slot state, retry the buffer."""
         for item in self.replica.chain[self.persisted_len :]:
             if item.removed_seat is None:
-                self._out.append(Persist(journal.item_record(item.data)))
+                cert = self.act_certs.get(item.digest)
+                record = journal.item_record(item.data) if cert is None else (
+                    journal.agreed_record(item.data, cert))
+                self._out.append(Persist(record))
         self.persisted_len = len(self.replica.chain)
         self.timers.progress_at = now
         self.own_current = None

@@ -5,9 +5,14 @@
   requester asks for the next chunk at once while ``more`` is set.
 - Removals travel as ``["removal", epoch, seat, reason, [vote envelope, ...]]`` items
   (:func:`item_bytes`, read back by :func:`removal_certificate`), so the votes that justify
-  a removal always come with it, as in the game record.
+  a removal always come with it, as in the game record; acts as ``["act", envelope, [ack
+  envelope, ...]]`` (:mod:`~dudo_p2p.consensus.act_certs`), with the acks that made them
+  final; concurrent entries as their envelope.
 - :class:`SyncPacer` limits our asks to about one a heartbeat interval, picks where to ask
-  from, and limits how often we tell one peer about removals it may have missed.
+  from and whom (the seat ahead of us asked longest ago: a seat that never answers cannot
+  keep us behind), remembers what we asked whom (a reply is taken only for that), limits
+  how many requests of one asker we answer (:data:`ANSWER_RATE`, :data:`ANSWER_BURST`),
+  and how often we tell one peer about removals it may have missed.
 
 Pure: the machine (:mod:`~dudo_p2p.consensus.catchup`) sends the replies and checks every
 item it receives like a live entry.
@@ -15,8 +20,9 @@ item it receives like a live entry.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+from dudo_p2p.consensus.act_certs import agreed_bytes
 from dudo_p2p.consensus.replica import ChainItem
 from dudo_p2p.errors import DecodeError
 from dudo_p2p.protocol.codec import decode, encode
@@ -24,7 +30,13 @@ from dudo_p2p.protocol.kinds import SYNC_CHUNK, SyncReply
 
 SYNC_BUDGET = 48 * 1024  # bytes of items in one sync reply (frames are limited to 64 KiB)
 
+# answers to one asker's sync-requests: a burst, then this many a second (a restarted peer
+# fetches a long log in a few seconds; a flood of requests gets a trickle of replies)
+ANSWER_BURST = 8
+ANSWER_RATE = 4.0
+
 Certificates = dict[tuple[int, int], list[bytes]]
+ActCertificates = dict[bytes, list[bytes]]  # a chained act's digest -> its acks
 
 
 def removal_bytes(epoch: int, seat: int, reason: str, cert: Sequence[bytes]) -> bytes:
@@ -32,10 +44,15 @@ def removal_bytes(epoch: int, seat: int, reason: str, cert: Sequence[bytes]) -> 
     return encode(["removal", epoch, seat, reason, list(cert)])
 
 
-def item_bytes(item: ChainItem, certificates: Certificates) -> bytes:
-    """A chain item as it travels: an entry's envelope, or a removal with its votes."""
+def item_bytes(
+    item: ChainItem, certificates: Certificates, acts: ActCertificates | None = None
+) -> bytes:
+    """A chain item as it travels: an entry's envelope, an act with its acks, or a removal
+    with its votes. An act whose acks we do not hold (``acts`` None, or lost) travels bare:
+    the receiver then treats it as a live candidate, never as an agreed act."""
     if item.removed_seat is None:
-        return item.data
+        acks = acts.get(item.digest) if acts is not None else None
+        return item.data if acks is None else agreed_bytes(item.data, acks)
     cert = certificates.get((item.epoch, item.removed_seat), [])
     return removal_bytes(item.epoch, item.removed_seat, item.reason, cert)
 
@@ -54,7 +71,8 @@ def removal_certificate(data: bytes) -> Sequence[object] | None:
 
 
 def sync_chunk(
-    chain: Sequence[ChainItem], have: int, certificates: Certificates
+    chain: Sequence[ChainItem], have: int, certificates: Certificates,
+    acts: ActCertificates | None = None,
 ) -> SyncReply | None:
     """Up to SYNC_CHUNK chain items from ``have``, cut so the frame stays well under the
     frame limit (at least one item); None when we hold nothing from ``have``."""
@@ -62,7 +80,7 @@ def sync_chunk(
     size = 0
     end = have
     while end < len(chain) and len(items) < SYNC_CHUNK:
-        data = item_bytes(chain[end], certificates)
+        data = item_bytes(chain[end], certificates, acts)
         if items and size + len(data) > SYNC_BUDGET:
             break
         items.append(data)
@@ -90,6 +108,11 @@ class SyncPacer:
         self.asked_at = -1e9
         self.asked_len = -1  # the `have` of our last sync-request
         self.told: dict[tuple[str, int], float] = {}
+        self.asked: dict[int, int] = {}  # seat -> the `have` of our open request to it
+        self.asked_seat_at: dict[int, float] = {}  # seat -> when we last asked it
+        self.answers: dict[int, tuple[float, float]] = {}  # asker -> (tokens, at)
+        self.last_answer: dict[int, tuple[int, float]] = {}  # asker -> (have, at)
+        self.refused = 0  # requests not answered (over an asker's rate)
 
     def may_ask(self, now: float) -> bool:
         """At most about once a heartbeat (the 0.9 lets every heartbeat ask: they are about
@@ -109,6 +132,49 @@ class SyncPacer:
             have = anchor_index
         self.asked_len = have
         return have
+
+    def pick(self, ahead: Iterable[int]) -> int | None:
+        """Whom to ask among the seats ``ahead`` of us: the one asked longest ago (never
+        asked first, then the lowest seat), so every seat ahead is asked in turn and one
+        that never answers, however fast its heartbeats, cannot keep us behind."""
+        seats = sorted(ahead)
+        if not seats:
+            return None
+        return min(seats, key=lambda s: self.asked_seat_at.get(s, -1e9))
+
+    def expect(self, seat: int, have: int, now: float) -> None:
+        """We asked ``seat`` for our log from ``have``: its reply at ``have`` is taken."""
+        self.asked[seat] = have
+        self.asked_seat_at[seat] = now
+
+    def answered(self, seat: int, start: int) -> bool:
+        """A reply from ``seat`` at ``start``: True (once) when it answers what we asked it;
+        any other reply was not asked for, and only its removal items (which carry their own
+        evidence, the votes) may be taken."""
+        if self.asked.get(seat) != start:
+            return False
+        del self.asked[seat]
+        return True
+
+    def may_answer(self, asker: int, have: int, now: float) -> bool:
+        """Whether to answer a sync-request of ``asker`` from ``have`` now. A reply can be far
+        larger than its request; without a bound, requests would buy bandwidth. So: the same
+        ``have`` once a heartbeat interval (an honest peer asks again only when a reply was
+        lost, or moves on), and at most a token bucket of ANSWER_BURST requests refilled at
+        ANSWER_RATE a second, per asker."""
+        last = self.last_answer.get(asker)
+        if last is not None and last[0] == have and now - last[1] < 0.9 * self.heartbeat:
+            self.refused += 1
+            return False
+        tokens, at = self.answers.get(asker, (float(ANSWER_BURST), now))
+        tokens = min(float(ANSWER_BURST), tokens + (now - at) * ANSWER_RATE)
+        if tokens < 1.0:
+            self.answers[asker] = (tokens, now)
+            self.refused += 1
+            return False
+        self.answers[asker] = (tokens - 1.0, now)
+        self.last_answer[asker] = (have, now)
+        return True
 
     def may_tell(self, what: str, peer: int, now: float) -> bool:
         """Whether telling ``peer`` about ``what`` is not too soon (see :meth:`told_now`)."""
