@@ -23,6 +23,7 @@ from typing import Any
 
 import pygame
 
+from dudo_p2p import paths
 from dudo_p2p.errors import DudoError
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.ui import theme
@@ -37,6 +38,8 @@ from dudo_p2p.ui.request import (
     hotseat_names,
 )
 from dudo_p2p.ui.scene import Scene
+from dudo_p2p.ui.settings import Settings
+from dudo_p2p.ui.sound import SoundBank
 from dudo_p2p.ui.table import DEFAULT_BOT_DELAY_S, TableScene
 
 FRAME_S = 1 / 60
@@ -51,6 +54,8 @@ class App:
 
     ``surface``: draw here instead of opening a window (tests, benchmarks).
     ``bot_delay``: pause between in-process bot moves; ``autoplay``: screenshot mode.
+    ``settings``: the player's settings (default: in memory, reduced motion); ``sounds``: the
+    sound bank (default: silent).
     """
 
     def __init__(
@@ -64,7 +69,14 @@ class App:
         bot_delay: float = DEFAULT_BOT_DELAY_S,
         autoplay: bool = False,
         reveal_hold: float = 6.0,
+        settings: Settings | None = None,
+        sounds: SoundBank | None = None,
     ) -> None:
+        # Without a settings file (tests, benchmarks) the table is still: reduced motion on,
+        # so a test sees each state at once; and silent unless a bank is handed in.
+        self.settings = settings if settings is not None else Settings.memory(
+            reduced_motion=True)
+        self.sounds = sounds if sounds is not None else SoundBank.silent(self.settings)
         self.session_factory = session_factory
         self.tr = Tr(lang)
         self.clock = clock
@@ -274,17 +286,21 @@ def run(args: argparse.Namespace, *, session_factory: SessionFactory,
             print(tr("app.no_display"), file=sys.stderr)
             return 2
         os.environ["SDL_VIDEODRIVER"] = "dummy"  # a screenshot needs no screen
-    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    if args.screenshot:
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")  # a screenshot makes no sound
     try:
         rules = RuleSet.parse_options(args.rule).with_option("starting_dice", str(args.dice))
     except DudoError as exc:
         print(str(exc), file=sys.stderr)
         return 1
     screenshot: str | None = args.screenshot
+    settings = (Settings.memory(reduced_motion=True, muted=True) if screenshot
+                else Settings.load(paths.settings_file()))
     app = App(session_factory, lang, time.monotonic, directory=directory,
               bot_delay=0.0 if screenshot else DEFAULT_BOT_DELAY_S, autoplay=bool(screenshot),
-              reveal_hold=0.0 if screenshot else 6.0)
+              reveal_hold=0.0 if screenshot else 6.0, settings=settings)
     app.open_window()
+    app.sounds = SoundBank.open(settings)  # silent when the machine has no audio device
     try:
         request: TableRequest | None = None
         if args.hotseat:
@@ -301,4 +317,5 @@ def run(args: argparse.Namespace, *, session_factory: SessionFactory,
         return app.run_loop(screenshot, max_seconds=60.0 if screenshot else None)
     finally:
         app.scene.leave()  # closes the table's session: bot peers stop, the peer says bye
+        app.sounds.close()
         pygame.display.quit()

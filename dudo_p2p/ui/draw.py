@@ -44,15 +44,23 @@ def text(
     """
     if max_width is not None:
         message, size = fit(message, size, max_width)
-    font = theme.font(size)
-    image = font.render(message, True, color)
+    image = _rendered(message, size, color)
     rect = image.get_rect(**{anchor: pos})
     if shadow:
-        shade = font.render(message, True, theme.SHADOW)
-        shade.set_alpha(140)
-        surface.blit(shade, rect.move(2, 2))
+        surface.blit(_rendered(message, size, None), rect.move(2, 2))
     surface.blit(image, rect)
     return rect
+
+
+@functools.lru_cache(maxsize=1024)
+def _rendered(message: str, size: int, color: Color | None) -> pygame.Surface:
+    """``message`` rendered at ``size`` in ``color`` (None: its soft drop shadow). Kept: a
+    frame shows some sixty texts, nearly all the same as the frame before."""
+    if color is None:
+        shade = theme.font(size).render(message, True, theme.SHADOW)
+        shade.set_alpha(140)
+        return shade
+    return theme.font(size).render(message, True, color)
 
 
 MIN_FIT_SCALE = 0.7  # fit() shrinks a text to 70% of its size at most, then cuts it
@@ -158,13 +166,23 @@ def panel(
 
 
 def background(surface: pygame.Surface) -> None:
-    """The dark wood behind everything, with faint planks so it does not look flat."""
-    surface.fill(theme.BG)
-    w, h = surface.get_size()
-    for i, y in enumerate(range(0, h, 64)):
-        shade = theme.BG_LIGHT if i % 2 else theme.BG
-        pygame.draw.rect(surface, shade, (0, y, w, 62))
-        pygame.draw.line(surface, (28, 18, 12), (0, y + 62), (w, y + 62), 2)
+    """The dark wood behind everything, with faint planks so it does not look flat (drawn
+    once per size, then blitted)."""
+    size = surface.get_size()
+    image = _backgrounds.get(size)
+    if image is None:
+        image = pygame.Surface(size)
+        image.fill(theme.BG)
+        w, h = size
+        for i, y in enumerate(range(0, h, 64)):
+            shade = theme.BG_LIGHT if i % 2 else theme.BG
+            pygame.draw.rect(image, shade, (0, y, w, 62))
+            pygame.draw.line(image, (28, 18, 12), (0, y + 62), (w, y + 62), 2)
+        _backgrounds[size] = image
+    surface.blit(image, (0, 0))
+
+
+_backgrounds: dict[tuple[int, int], pygame.Surface] = {}
 
 
 _felts: dict[tuple[int, int, bool], pygame.Surface] = {}
@@ -217,8 +235,19 @@ def die(
 ) -> pygame.Rect:
     """A die showing ``face`` (1..6); ``highlight`` rings it in gold, ``dim`` greys it out.
 
-    ``angle`` (degrees) tilts it, used while dice tumble.
+    ``angle`` (degrees) tilts it, used while dice tumble. The upright tile is drawn once per
+    look and kept (a frame of the reveal draws some twenty dice, pulsing through sizes).
     """
+    tile = _die_tile(size, face, highlight, dim)
+    if angle:
+        tile = pygame.transform.rotate(tile, angle)
+    rect = tile.get_rect(center=center)
+    surface.blit(tile, rect)
+    return rect
+
+
+@functools.lru_cache(maxsize=512)
+def _die_tile(size: int, face: int, highlight: bool, dim: bool) -> pygame.Surface:
     pad = max(3, size // 8)
     tile = pygame.Surface((size + 2 * pad, size + 2 * pad), pygame.SRCALPHA)
     body = pygame.Rect(pad, pad, size, size)
@@ -235,11 +264,7 @@ def die(
         pip_col = (120, 110, 100)
     for fx, fy in _PIPS[face]:
         pygame.draw.circle(tile, pip_col, (pad + fx * size, pad + fy * size), pip_r)
-    if angle:
-        tile = pygame.transform.rotate(tile, angle)
-    rect = tile.get_rect(center=center)
-    surface.blit(tile, rect)
-    return rect
+    return tile
 
 
 def cup(

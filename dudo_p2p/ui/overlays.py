@@ -6,7 +6,8 @@ player's language, from the rules' own ``VARIANTS`` table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 import pygame
@@ -14,6 +15,7 @@ import pygame
 from dudo_p2p.rules import VARIANTS, RuleSet
 from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.i18n import VALUE_KEYS, Tr
+from dudo_p2p.ui.sound import VOLUME_STEPS
 from dudo_p2p.ui.widgets import Button
 
 if TYPE_CHECKING:
@@ -74,31 +76,64 @@ def draw_rules_overlay(tr: Tr, rules: RuleSet, surface: pygame.Surface,
               anchor="center")
 
 
+def volume_step(volume: float, delta: int) -> float:
+    """The next volume of ``VOLUME_STEPS`` below (``delta`` < 0) or above ``volume``."""
+    if delta < 0:
+        return max((v for v in VOLUME_STEPS if v < volume - 1e-6), default=VOLUME_STEPS[0])
+    return min((v for v in VOLUME_STEPS if v > volume + 1e-6), default=VOLUME_STEPS[-1])
+
+
+def _sound_row(scene: TableScene, surface: pygame.Surface, box: pygame.Rect, y: int) -> None:
+    """Volume (- and +) and the mute switch, on one row of the menu."""
+    tr, settings = scene.tr, scene.host.settings
+    volume = settings.number("volume")
+    muted = settings.flag("muted")
+    label = tr("menu.muted") if muted else tr("menu.volume", n=round(volume * 100))
+    draw.text(surface, label, (box.left + 50, y + 28), 26, theme.CREAM, anchor="midleft",
+              max_width=170)
+    for name, text, delta, x in (("volume_down", "-", -1, 230), ("volume_up", "+", 1, 284)):
+        scene.buttons.append(Button(pygame.Rect(box.left + x, y, 48, 56), text, partial(
+            settings.set, "volume", volume_step(volume, delta)), size=30, name=name))
+    scene.buttons.append(Button(pygame.Rect(box.left + 340, y, 70, 56),
+                                tr("menu.unmute") if muted else tr("menu.mute"),
+                                partial(settings.set, "muted", not muted), size=22,
+                                name="mute"))
+
+
 def draw_menu(scene: TableScene, surface: pygame.Surface) -> None:
-    """The Esc menu: resume, rules, language, fullscreen, leave the table, quit."""
+    """The Esc menu: resume, rules, language, fullscreen, sound, reduced motion, leave the
+    table, quit. Sound and motion are saved in the settings file at once."""
     tr = scene.tr
+    settings = scene.host.settings
     _shade(surface)
-    box = pygame.Rect(0, 0, 460, 520)
+    box = pygame.Rect(0, 0, 460, 660)
     box.center = (640, 400)
     draw.panel(surface, box)
     draw.text(surface, tr("menu.title"), (box.centerx, box.top + 40), 52, theme.GOLD,
               anchor="center")
     host = scene.host
-    entries = [
+    entries: list[tuple[str, Callable[[], object]]] = [
         ("menu.resume", lambda: setattr(scene, "overlay", None)),
         ("menu.rules", lambda: setattr(scene, "overlay", "rules")),
         ("menu.language", host.toggle_language),
         ("menu.fullscreen", host.toggle_fullscreen),
+        ("", lambda: None),  # the sound row
+        ("menu.motion_reduced" if settings.flag("reduced_motion") else "menu.motion_full",
+         partial(settings.set, "reduced_motion", not settings.flag("reduced_motion"))),
         ("menu.lobby", host.show_lobby),
         ("menu.quit", host.quit),
     ]
     # A modal menu: only its own buttons answer clicks.
     scene.buttons = []
     for i, (key, action) in enumerate(entries):
-        rect = pygame.Rect(box.left + 50, box.top + 90 + i * 68, box.width - 100, 56)
+        y = box.top + 90 + i * 68
+        if not key:
+            _sound_row(scene, surface, box, y)
+            continue
+        rect = pygame.Rect(box.left + 50, y, box.width - 100, 56)
         color = theme.BUTTON_DANGER if key == "menu.quit" else theme.BUTTON
-        scene.buttons.append(Button(rect, tr(key), action, color=color, size=28,
-                                    name=key.split(".")[1]))
+        name = "motion" if "motion_" in key else key.split(".")[1]
+        scene.buttons.append(Button(rect, tr(key), action, color=color, size=28, name=name))
     scene.draw_buttons(surface)
 
 

@@ -18,6 +18,8 @@ from dudo_p2p.ui.i18n import Tr
 
 if TYPE_CHECKING:
     from dudo_p2p.ui.request import TableRequest
+    from dudo_p2p.ui.settings import Settings
+    from dudo_p2p.ui.sound import SoundBank
 
 #: While idle, a scene looks at the input queue this often (seconds).
 INPUT_SLICE_S = 0.02
@@ -28,6 +30,8 @@ class Host(Protocol):
 
     tr: Tr
     clock: Callable[[], float]
+    settings: Settings  # volume, mute, reduced motion (persisted when the app has a file)
+    sounds: SoundBank  # every sound the scenes play goes through it
 
     def switch(self, scene: Scene) -> None:
         """Leave the current scene and enter ``scene``."""

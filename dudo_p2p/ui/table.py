@@ -55,13 +55,20 @@ from dudo_p2p.session import (
 )
 from dudo_p2p.ui import draw, words
 from dudo_p2p.ui.composer import Composer, legal_bids, lowest_on_face
+from dudo_p2p.ui.cues import HURRY_TICK_S, Cues, action_sound, reveal_cues
 from dudo_p2p.ui.i18n import Tr
+from dudo_p2p.ui.motion import (
+    ROLL_S,
+    SHAKE_S,
+    SLIDE_S,
+    Motion,
+    RevealTimeline,
+    lift_order,
+)
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.scene import Host, Scene
 from dudo_p2p.ui.side_panel import SIDE
 
-SHAKE_S = 0.9  # cups rattle at the start of a round
-LIFT_S = 0.7  # cups rise at a reveal
 REVEAL_HOLD_S = 6.0  # a reveal stays this long unless dismissed
 TOAST_S = 5.0  # how long an event sentence stays at the top of the table
 REFRESH_S = 0.5  # re-read the view at least this often (turn timers, remote tables)
@@ -96,6 +103,12 @@ class RevealShow:
     started: float
     actions: tuple[Action, ...] = ()
     palifico: bool = False  # the round it ends was a palifico (the cloth stays wine red)
+    timeline: RevealTimeline | None = None  # when each cup lifts, the dice pulse and fly
+
+    @property
+    def film(self) -> RevealTimeline:
+        """The reveal's timeline (all cups at once when none was made)."""
+        return self.timeline or RevealTimeline(self.started, ())
 
 
 class TableScene(Scene):
@@ -153,6 +166,10 @@ class TableScene(Scene):
         self.end_shown_at: float | None = None  # when the end screen first showed
         self._tumble = random.Random(7)  # only for the look of tumbling dice, never the game
         self.now = 0.0
+        self.motion = Motion(reduced=host.settings.flag("reduced_motion"))
+        self.cues = Cues(host.sounds.play)
+        self.slide: tuple[Bid, int | None, float] | None = None  # a new bid: from whom, when
+        self._ticked: tuple[int, int] | None = None  # (turn, second) the timer last ticked
 
     # -- session plumbing ----------------------------------------------------------------
     @property
@@ -186,11 +203,15 @@ class TableScene(Scene):
             self._changed = True
         if view.standing_bid is not None:
             self.first_bid_seen = True
+        if view.standing_bid is not None and (self.slide is None
+                                              or self.slide[0] != view.standing_bid):
+            self.slide = (view.standing_bid, view.standing_bidder, self.now)
         # A new turn of ours presets the composer to the lowest legal raise.
         key = (view.round_no, len(view.state.bids), self.session.seat)
         if self.my_turn and key != self._turn_key:
             self._turn_key = key
             self.composer.start_turn(legal_bids(self.legal), view.standing_bid)
+            self.cues.now("turn")
         if self.hotseat and self.my_turn and self.session.seat != self.shown_seat:
             self.handover_seat = self.session.seat
             self.looking = False
@@ -271,7 +292,8 @@ class TableScene(Scene):
                 case GameStarted(names=names):
                     self._raw_names = tuple(names)
                 case RoundStarted(round_no=round_no):
-                    self.shake_started = self.now
+                    if self.reveal is None:  # else the cups rattle once the reveal closes
+                        self.start_shake()
                     self.looking = self.looking and not self.hotseat
                     if self.dealt_round is not None and self.dealt_round != round_no:
                         # a new deal with no reveal since the last: the table voided that
@@ -283,12 +305,21 @@ class TableScene(Scene):
                     self.history_back = 0
                 case ActionTaken(action=action):
                     self.round_actions.append(action)
+                    sound = action_sound(action)
+                    if sound is not None:
+                        self.cues.now(sound)
                 case RoundResolved(result=result):
                     # the view is still the ended round's: the next one is read after events
                     wild = self.view.state.wild if self.view is not None else True
                     palifico = self.view is not None and self.view.palifico_round is not None
+                    n = self.view.state.n_seats if self.view is not None else len(result.dice)
+                    order = lift_order([s for s, d in enumerate(result.dice) if d],
+                                       result.target, n)
+                    timeline = RevealTimeline(self.now, order)
                     self.reveal = RevealShow(result, wild, self.now, tuple(self.round_actions),
-                                             palifico)
+                                             palifico, timeline)
+                    for when, name in reveal_cues(result, timeline):
+                        self.cues.at(when, name)
                     self.last_round = self.reveal
                     self.round_actions = []
                     self.dealt_round = None  # the round ended the normal way
@@ -329,8 +360,17 @@ class TableScene(Scene):
         order = [self.winner] + [s for s in reversed(self.out_order) if s != self.winner]
         return order + [s for s in range(n) if s not in order]
 
+    def start_shake(self) -> None:
+        """The cups rattle (a new round, or Space for fun): heard, and seen unless reduced
+        motion; the cup is slammed down when the shaking stops."""
+        self.shake_started = self.now
+        self.cues.now("rattle")
+        self.cues.at(self.now + SHAKE_S, "slam")
+
     def update(self, now: float) -> None:
         self.now = now
+        self.motion.reduced = self.host.settings.flag("reduced_motion")  # the menu may change it
+        self._tick_timer()
         before = self.view
         self.process_events()
         if (self.reveal is not None and self.reveal_hold > 0
@@ -346,8 +386,24 @@ class TableScene(Scene):
             self.refresh()
         if self.winner is not None and self.reveal is None and self.end_shown_at is None:
             self.end_shown_at = now
+            self.cues.now("victory")
         if self.autoplay:
             self._autoplay()
+        self.cues.run(now)  # last: the cues this update laid down for now play at once
+
+    def _tick_timer(self) -> None:
+        """Our turn's last seconds tick, once each."""
+        view = self.view
+        if not self.my_turn or view is None or self.blocked:
+            return
+        deadline = self.deadlines.get(self.session.seat)
+        if deadline is None:
+            return
+        left = int(deadline - self.now)
+        key = (len(view.state.bids), left)
+        if 0 <= left < HURRY_TICK_S and key != self._ticked:
+            self._ticked = key
+            self.cues.now("tick")
 
     def _autoplay(self) -> None:
         """Screenshot mode: make our setup choices and opening bid so a bid stands."""
@@ -416,9 +472,10 @@ class TableScene(Scene):
         """Leave the reveal and go on with the next round: the cups rattle now, when the
         players see the new round begin (the table dealt it while the cups were up)."""
         self.reveal = None
+        self.cues.flush()  # the news of the reveal is heard even when it is cut short
         self._next_step_at = self.now + self.bot_delay
         if self.winner is None:
-            self.shake_started = self.now
+            self.start_shake()
 
     @property
     def end_ready(self) -> bool:
@@ -432,6 +489,11 @@ class TableScene(Scene):
 
     # -- input ---------------------------------------------------------------------------
     def handle_key(self, key: int, mod: int) -> None:
+        if key == pygame.K_s:  # mute or unmute, anywhere at the table (saved)
+            settings = self.host.settings
+            settings.set("muted", not settings.flag("muted"))
+            self._changed = True
+            return
         if self.overlay is not None:
             if key in (pygame.K_ESCAPE, pygame.K_r) or (self.overlay == "menu" and key
                                                         == pygame.K_m):
@@ -460,7 +522,7 @@ class TableScene(Scene):
         actions: dict[int, Callable[[], object]] = {
             pygame.K_m: self.toggle_look,
             pygame.K_p: lambda: setattr(self, "show_prob", not self.show_prob),
-            pygame.K_SPACE: lambda: setattr(self, "shake_started", self.now),
+            pygame.K_SPACE: self.start_shake,
             pygame.K_UP: lambda: self.composer.change_count(1),
             pygame.K_PLUS: lambda: self.composer.change_count(1),
             pygame.K_EQUALS: lambda: self.composer.change_count(1),
@@ -505,6 +567,18 @@ class TableScene(Scene):
         self._changed = True
 
     def handle_event(self, event: pygame.event.Event) -> None:
+        if event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN) and self.moving(self.now):
+            # any key or click finishes what is moving; at a reveal, Space/Enter/a click
+            # asked for exactly that, so it does not close the reveal too
+            reveal = self.reveal
+            reveal_moving = reveal is not None and self.overlay is None and self.motion.running(
+                self.now, reveal.started, reveal.film.ends - reveal.started)
+            self.motion.skip(self.now)
+            self.cues.flush()
+            self._changed = True
+            if reveal_moving and (event.type == pygame.MOUSEBUTTONDOWN or event.key in (
+                    pygame.K_SPACE, pygame.K_RETURN, pygame.K_KP_ENTER)):
+                return
         if event.type == pygame.MOUSEWHEEL:
             # the wheel anywhere over the side panel scrolls the bid history
             if side_panel_rect().collidepoint(self.mouse):
@@ -540,18 +614,28 @@ class TableScene(Scene):
         self.session.wait(seconds)
         return time.monotonic() - started < seconds * 0.9
 
+    def moving(self, now: float) -> bool:
+        """True while an animation runs (always False with reduced motion)."""
+        m = self.motion
+        if m.running(now, self.shake_started, SHAKE_S + ROLL_S):
+            return True
+        if self.slide is not None and m.running(now, self.slide[2], SLIDE_S):
+            return True
+        reveal = self.reveal
+        return reveal is not None and m.running(now, reveal.started,
+                                                reveal.film.ends - reveal.started)
+
     def animating(self, now: float) -> bool:
         if self.end_shown_at is not None and now - self.end_shown_at < END_GRACE_S + 0.1:
             return True  # the end screen's buttons light up when the grace ends
-        if self.shake_started is not None and now - self.shake_started < SHAKE_S:
-            return True
-        return self.reveal is not None and now - self.reveal.started < LIFT_S + 0.3
+        # a sound due soon needs the loop awake to play it on time
+        return self.moving(now) or bool(self.cues.pending)
 
     @property
     def screenshot_ready(self) -> bool:
         """The first bid stands and nothing covers the table: time for ``--screenshot``."""
         return (self.first_bid_seen and self.reveal is None and self.handover_seat is None
-                and not self.animating(self.now))
+                and not self.moving(self.now))
 
     def draw(self, surface: pygame.Surface) -> None:
         from dudo_p2p.ui import table_draw  # drawing lives apart to keep this module short

@@ -27,6 +27,17 @@ from dudo_p2p.rules import (
 from dudo_p2p.ui import draw, theme, words
 from dudo_p2p.ui.composer import legal_bids
 from dudo_p2p.ui.i18n import HOUSE_RULE_KEYS, PALIFICO_MODE_KEYS
+from dudo_p2p.ui.motion import (
+    FLY_S,
+    LIFT_S,
+    PULSE_S,
+    ROLL_S,
+    SHAKE_S,
+    SLIDE_S,
+    ease_out,
+    lerp,
+    pulse_scale,
+)
 from dudo_p2p.ui.overlays import draw_menu, draw_rules_overlay, draw_winner
 from dudo_p2p.ui.side_panel import draw_side_panel
 from dudo_p2p.ui.widgets import Button
@@ -78,6 +89,8 @@ def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
     else:
         _reveal_center(scene, surface)
     _own_hand(scene, surface, hide_all)
+    if scene.reveal is not None:
+        _flying_dice(scene, surface)
     _composer(scene, surface)
     draw_side_panel(scene, surface)
     _toast(scene, surface)
@@ -173,13 +186,16 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
     reveal = scene.reveal
     cup_bottom = y + 18
     if reveal is not None and seat < len(reveal.result.dice) and reveal.result.dice[seat]:
-        lift = min(1.0, (scene.now - reveal.started) / 0.7)
-        _revealed_dice(scene, surface, seat, (x, cup_bottom - 18))
+        # the cups rise one by one: under a cup still down, the dice are not drawn yet
+        lift = scene.motion.progress(scene.now, reveal.film.lift_start(seat), LIFT_S)
+        if lift > 0:
+            _revealed_dice(scene, surface, seat, (x, cup_bottom - 18))
         if lift < 1.0:
-            draw.cup(surface, (x, int(cup_bottom - 90 * lift)), 70)
+            draw.cup(surface, (x, int(cup_bottom - 90 * ease_out(lift))), 70)
     elif alive:
         shake = 0
-        if scene.shake_started is not None and scene.now - scene.shake_started < 0.9:
+        if scene.motion.running(scene.now, scene.shake_started, SHAKE_S):
+            assert scene.shake_started is not None
             shake = int(5 * math.sin((scene.now - scene.shake_started) * 40 + seat))
         others = view.others.get(seat) if not hide_all else None
         if others:
@@ -240,13 +256,13 @@ def dice_strip(plate: pygame.Rect, count: int) -> pygame.Rect:
 
 
 def _dice_row(surface: pygame.Surface, center: tuple[int, int], dice: tuple[int, ...],
-              size: int, lit: set[int] | None = None) -> None:
+              size: int, lit: set[int] | None = None, lit_size: int | None = None) -> None:
     step = size + 8
     x0 = center[0] - (len(dice) - 1) * step // 2
     for i, face in enumerate(dice):
         hl = lit is not None and i in lit
-        draw.die(surface, (x0 + i * step, center[1]), size, face, highlight=hl,
-                 dim=lit is not None and not hl)
+        draw.die(surface, (x0 + i * step, center[1]), (lit_size or size) if hl else size, face,
+                 highlight=hl, dim=lit is not None and not hl)
 
 
 def _counts(face: int, die: int, wild: bool) -> bool:
@@ -260,7 +276,9 @@ def _revealed_dice(scene: TableScene, surface: pygame.Surface, seat: int,
     dice = reveal.result.dice[seat]
     bid = reveal.result.bid
     lit = lit_dice(reveal.result, reveal.wild, seat)
-    _dice_row(surface, center, dice, 30, lit)
+    # the dice that counted beat together once every cup is up (size 30 when still)
+    beat = scene.motion.progress(scene.now, reveal.film.all_up, PULSE_S)
+    _dice_row(surface, center, dice, 30, lit, lit_size=int(30 * pulse_scale(beat)))
     if lit is not None and bid is not None and reveal.result.kind in COUNTED_KINDS:
         # how many of this seat's dice counted for the bid, so the table can add them up
         badge = count_badge_center(center)
@@ -305,6 +323,12 @@ def _standing_bid(scene: TableScene, surface: pygame.Surface) -> None:
     if bid is None:
         draw.text(surface, tr("table.no_bid"), (cx, cy), 34, theme.CREAM, anchor="center")
         return
+    if scene.slide is not None and scene.slide[0] == bid and scene.slide[1] is not None:
+        # a new bid slides in from its bidder's seat
+        t = scene.motion.progress(scene.now, scene.slide[2], SLIDE_S)
+        if t < 1.0:
+            start = seat_pos(scene.slide[1], scene.session.seat, view.state.n_seats)
+            cx, cy = lerp(start, (cx, cy), ease_out(t))
     draw.text(surface, tr("table.standing_bid").upper(), (cx, cy - 70), 24, theme.MUTED,
               anchor="center")
     r = draw.text(surface, f"{bid.count} ×", (cx - 14, cy - 14), 64, theme.CREAM,
@@ -314,6 +338,28 @@ def _standing_bid(scene: TableScene, surface: pygame.Surface) -> None:
     if view.standing_bidder is not None:
         draw.text(surface, tr("table.by", name=_name(scene, view.standing_bidder)),
                   (cx, cy + 76), 26, theme.CREAM, anchor="center", max_width=PALIFICO_RULE_WIDTH)
+
+
+def _flying_dice(scene: TableScene, surface: pygame.Surface) -> None:
+    """Once every cup is up, a lost die flies from its seat's plate off the table, and a won
+    die flies in from the centre to the plate (nothing is drawn once they land)."""
+    reveal, view = scene.reveal, scene.view
+    assert reveal is not None and view is not None
+    t = scene.motion.progress(scene.now, reveal.film.all_up, FLY_S)
+    if t >= 1.0 or scene.now < reveal.film.all_up:
+        return
+    me, n = scene.session.seat, view.state.n_seats
+    eased = ease_out(t)
+    for seat in reveal.result.losses:
+        plate = plate_rect(seat_pos(seat, me, n))
+        start = plate.midright
+        out = (start[0] + (start[0] - CENTER[0]) // 2, start[1] - 160)  # up and away
+        draw.die(surface, lerp(start, out, eased), max(8, int(26 * (1 - 0.6 * t))), 1 + seat % 6,
+                 angle=360 * t)
+    for seat in reveal.result.gains:
+        plate = plate_rect(seat_pos(seat, me, n))
+        draw.die(surface, lerp(CENTER, plate.midright, eased), 26, 1 + seat % 6,
+                 angle=360 * (1 - t), highlight=True)
 
 
 def _reveal_center(scene: TableScene, surface: pygame.Surface) -> None:
@@ -365,12 +411,18 @@ def _own_hand(scene: TableScene, surface: pygame.Surface, hide_all: bool) -> Non
         dice = tuple(sorted(dice))  # sorted: a hand is read at a glance
         per_row = 5
         size = 50
+        # rolled dice tumble: random faces and tilts while the cup shakes, then the tilt
+        # dies down on the real faces; at rest (or reduced motion) exactly the still hand
+        roll = scene.motion.progress(scene.now, scene.shake_started, SHAKE_S + ROLL_S)
+        shaking = roll < SHAKE_S / (SHAKE_S + ROLL_S)
         for i, face in enumerate(dice):
             x = box.left + 42 + (i % per_row) * 58
             yy = box.top + 86 + (i // per_row) * 58
             angle = 0.0
-            if scene.shake_started is not None and scene.now - scene.shake_started < 0.9:
-                angle = scene._tumble.uniform(-25, 25)
+            if roll < 1.0:
+                angle = scene._tumble.uniform(-30, 30) * (1.0 if shaking else 1 - roll)
+                face = scene._tumble.randint(1, 6) if shaking else face
+                yy -= int(10 * abs(math.sin(roll * 9 + i))) if shaking else 0
             draw.die(surface, (x, yy), size, face, angle=angle)
         draw.text(surface, tr("table.hide"), (box.centerx, box.bottom - 18), 20, theme.MUTED,
                   anchor="center")

@@ -56,7 +56,7 @@ def test_every_figure_key_is_unique_and_the_required_ones_exist() -> None:
     required = {"bare_rtt_us", "bid_final_ms_p50", "bid_final_ms_p99", "consensus_ratio",
                 "game_seconds_6p", "inproc_games_per_s", "discovery_ms",
                 "dead_peer_detected_s", "bot_decision_ms_p99", "ui_frame_ms_p99",
-                "ui_idle_cpu_pct", "peer_rss_mb", "crypto_round_us"}
+                "ui_idle_cpu_pct", "peer_rss_mb", "crypto_round_us", "ui_reveal_frame_ms_p99"}
     assert required <= set(keys)
 
 
