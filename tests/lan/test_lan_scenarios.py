@@ -1,0 +1,268 @@
+"""Issue 13's "Done when": real ``host``/``bot`` processes in network namespaces joined through
+the userspace lossy switch (``tests/net/lossy_switch.py``), one scenario each.
+
+CI runs each at its small size (one game); ``--full`` runs the issue's sizes (20 games through
+the lossy LAN). A scenario whose behaviour has not landed yet is ``xfail(strict=True)`` with
+what is missing, so it turns red the moment the feature lands and must be un-marked.
+Waits are bounded by the times the issue states (told within 5 s of waking, refused within
+2 s, one hash within 30 s of a cut); ``LanTable.explain()`` is the failure message: every
+process's exit code and last lines, and the switch's counters.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lan_helpers import (
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_REMOVED,
+    LanTable,
+    left_lines,
+    one_hash,
+    summary_or_none,
+)
+from node_helpers import Peer
+
+from dudo_p2p.crypto import keystore
+
+pytestmark = [pytest.mark.netns, pytest.mark.e2e]
+
+FOUR = ["host", "b1", "b2", "b3"]
+MID_GAME = 60.0  # seconds to reach "round 1 resolved"
+GAME_END = 90.0  # seconds for the rest of a short game (3 dice each)
+TOLD_WITHIN = 5.0  # issue 13: a removed peer learns it within 5 s of being reachable
+WIFI = {"delay_ms": 80, "jitter_ms": 40, "loss": 0.08, "dup": 0.01, "reorder": 0.05}
+MISSING_TOLD = "issue 13: a seat removed while unreachable is never told (waits its --timeout)"
+MISSING_LINKS = ("issue 13: under loss a peer suspects a seat the others hear (links slow to come "
+                 "up, two links under one routing id) and a live peer is removed")
+MISSING_EXIT = "issue 13: a removed peer exits 1 'game not finished', not 3 'removed'"
+MISSING_GRACE = "issue 13: no reconnect grace (host --grace) yet"
+
+
+def exit_within(peer: Peer, seconds: float) -> int | None:
+    """The peer's exit code if it exits within ``seconds``, else None (it keeps running)."""
+    try:
+        return peer.proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def finish_ok(
+    table: LanTable, peers: list[Peer], timeout: float = GAME_END
+) -> list[dict[str, Any]]:
+    """Every peer exits 0 within ``timeout``; their ``--json`` summaries."""
+    deadline = time.monotonic() + timeout
+    for peer in peers:
+        code = peer.finish(timeout=max(0.1, deadline - time.monotonic()))
+        assert code == EXIT_OK, table.explain()
+    return [peer.summary() for peer in peers]
+
+
+def mid_game(table: LanTable, watcher: Peer) -> None:
+    assert watcher.wait_line("round 1 resolved", MID_GAME) is not None, table.explain()
+
+
+# ---- (a) 4 peers through 80 +- 40 ms, 8 % loss, 1 % duplication, 5 % reordering ----------------
+
+
+def test_four_peers_through_a_lossy_lan_finish_on_one_hash_and_no_live_peer_is_removed(
+    table: LanTable, full: bool, request: pytest.FixtureRequest
+) -> None:
+    games = 20 if full else 1
+    # On main a live peer is removed in about 1 game of 2 (issue 13 §1, §3), so the one CI
+    # game passes by chance about half the time: strict only for the 20 games of --full.
+    request.applymarker(pytest.mark.xfail(strict=full, reason=MISSING_LINKS))
+    table.build(FOUR, seed=13).set(**WIFI)
+    failures = []
+    started = time.monotonic()
+    for game in range(games):
+        peers = table.game(4, "--timeout", "240")
+        codes = [peer.finish(timeout=240) for peer in peers]
+        removed = [line for peer in peers for line in left_lines(peer)]
+        hashes = {(s or {}).get("log_hash") for s in map(summary_or_none, peers)}
+        if codes != [EXIT_OK] * 4 or removed or len(hashes) != 1:
+            failures.append(f"game {game}: exits {codes}, hashes {len(hashes)}, removed "
+                            f"{removed}\n{table.explain()}")
+    print(f"{games} games in {time.monotonic() - started:.1f} s; switch {table.switch.stats()}")
+    assert not failures, f"{len(failures)} of {games} games:\n" + "\n\n".join(failures)
+
+
+# ---- (b), (c) a peer out of reach: SIGSTOP 8 s, or its cable pulled 12 s -------------------------
+
+
+def sigstop_8s(table: LanTable, name: str) -> None:
+    table.pause(name)
+    time.sleep(8.0)  # the scenario itself: a laptop lid closed for 8 s
+    table.wake(name)
+
+
+def cable_12s(table: LanTable, name: str) -> None:
+    table.switch.down(name)
+    time.sleep(12.0)  # the scenario itself: 12 s out of Wi-Fi range
+    table.switch.up(name)
+
+
+OUTAGES = [pytest.param(sigstop_8s, id="sigstop-8s"), pytest.param(cable_12s, id="cable-12s")]
+
+
+@pytest.mark.xfail(strict=True, reason=MISSING_TOLD)
+@pytest.mark.parametrize("outage", OUTAGES)
+def test_a_peer_out_of_reach_is_removed_the_others_finish_and_it_is_told_within_5s(
+    table: LanTable, outage: Callable[[LanTable, str], None]
+) -> None:
+    table.build(FOUR)
+    host, b1, b2, b3 = table.game(4)
+    mid_game(table, host)
+    outage(table, "b3")
+    back = time.monotonic()
+    code = exit_within(b3, TOLD_WITHIN)
+    assert code == EXIT_REMOVED, (
+        f"b3 {'still runs' if code is None else f'exited {code}'} "
+        f"{time.monotonic() - back:.1f} s after it was back\n{table.explain()}")
+    summaries = finish_ok(table, [host, b1, b2])
+    one_hash(summaries)
+    assert summaries[0]["winner"] != "b3"
+    assert any("b3 left" in line for line in host.lines), table.explain()
+
+
+@pytest.mark.xfail(strict=True, reason=MISSING_GRACE)
+@pytest.mark.parametrize("outage", OUTAGES)
+def test_a_peer_out_of_reach_within_a_30s_grace_is_back_in_its_seat_on_one_hash(
+    table: LanTable, outage: Callable[[LanTable, str], None]
+) -> None:
+    table.build(FOUR)
+    peers = table.game(4, "--grace", "30")
+    mid_game(table, peers[0])
+    outage(table, "b3")
+    one_hash(finish_ok(table, peers))
+    assert not [line for p in peers for line in left_lines(p)], table.explain()
+
+
+# ---- (d) kill -9 of the host and a restart from its journal ------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason=MISSING_GRACE)
+def test_the_host_killed_and_restarted_within_the_grace_is_back_in_its_seat(
+    table: LanTable,
+) -> None:
+    table.build(FOUR)
+    host, b1, b2, b3 = table.game(4, "--grace", "30")
+    mid_game(table, host)
+    host.kill9()
+    back = table.restart("host", *table.resume_args("host", "host"))
+    summaries = finish_ok(table, [back, b1, b2, b3])
+    one_hash(summaries)
+    assert not [line for p in (back, b1, b2, b3) for line in left_lines(p)], table.explain()
+
+
+@pytest.mark.xfail(strict=True, reason=MISSING_TOLD)
+def test_the_host_restarted_after_its_removal_is_told_and_exits_within_5s(
+    table: LanTable,
+) -> None:
+    table.build(FOUR)
+    host, b1, b2, b3 = table.game(4)  # all bots: no grace
+    mid_game(table, host)
+    host.kill9()
+    assert b1.wait_line("host left", 30) is not None, table.explain()
+    back = table.restart("host", *table.resume_args("host", "host"))
+    code = exit_within(back, TOLD_WITHIN)
+    assert code == EXIT_REMOVED, (
+        f"the restarted host {'still runs' if code is None else f'exited {code}'}\n"
+        f"{table.explain()}")
+    one_hash(finish_ok(table, [b1, b2, b3]))
+
+
+# ---- (e) a one-way partition between two of three peers ----------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason=MISSING_EXIT)
+def test_a_one_way_partition_ends_on_one_hash_within_30s_and_removed_peers_are_told(
+    table: LanTable,
+) -> None:
+    table.build(["host", "b1", "b2"])
+    peers = table.game(3)
+    mid_game(table, peers[0])
+    table.switch.block("b1", "b2")  # b1's frames to b2 are lost; b2 -> b1 still passes
+    cut = time.monotonic()
+    codes = {p.name: exit_within(p, max(0.1, cut + 30 - time.monotonic())) for p in peers}
+    assert None not in codes.values(), f"running 30 s after the cut: {codes}\n{table.explain()}"
+    finished = [p for p in peers if codes[p.name] == EXIT_OK]
+    assert finished, table.explain()
+    for peer in finished:
+        peer.finish(timeout=5)
+    one_hash([p.summary() for p in finished])
+    for peer in peers:
+        if peer not in finished:
+            assert codes[peer.name] == EXIT_REMOVED, table.explain()
+            assert any(f"{peer.name} left" in line for line in finished[0].lines)
+
+
+# ---- (f) 8 bots for 6 seats ---------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="issue 13: a joiner at a full table gets no answer")
+def test_eight_bots_for_six_seats_five_sit_and_three_are_refused_within_2s(
+    table: LanTable,
+) -> None:
+    bots = [f"b{i}" for i in range(1, 9)]
+    table.build(["host", *bots])
+    host = table.host(6, "--table", "FULL6")
+    for name in bots:
+        table.discoverer(name, "FULL6")
+    started = host.wait_line("game started", 60)
+    assert started is not None, table.explain()
+    # A refusal comes within 2 s; one beacon period (1 s) more for a joiner that had not yet
+    # asked. The seated five are still playing then (a 6-seat game lasts far longer).
+    time.sleep(max(0.0, started + 3.0 - time.monotonic()))
+    out = {name: table.peers[name].proc.poll() for name in bots}
+    refused = [name for name, code in out.items() if code is not None]
+    assert len(refused) == 3 and all(out[n] == EXIT_REFUSED for n in refused), (
+        f"exits 3 s after the start: {out}\n{table.explain()}")
+    for name in refused:
+        table.peers[name].finish(timeout=5)
+        assert any("full" in line or "refused" in line for line in table.peers[name].lines)
+    seated = [host, *(table.peers[n] for n in bots if n not in refused)]
+    one_hash(finish_ok(table, seated, timeout=180))
+
+
+# ---- (g) a spoofer claiming a seated peer's routing id, flooding --------------------------------
+
+
+SPOOFER = Path(__file__).with_name("spoofer.py")
+
+
+@pytest.mark.xfail(strict=True, reason="issue 13: frames are rate-limited by the claimed routing "
+                   "id, so a spoofer's flood silences the seat it claims")
+def test_a_spoofer_flooding_under_a_seated_peers_routing_id_gets_no_live_seat_voted_out(
+    table: LanTable,
+) -> None:
+    # 40 ms each way and 5 dice: a game that lasts well past the 4.5 s silence limit.
+    table.build([*FOUR, "x"]).set(delay_ms=40)
+    peers = table.game(4, "--rule", "starting_dice=5")
+    host, b1 = peers[0], peers[1]
+    assert host.wait_line("game started", MID_GAME) is not None, table.explain()
+    victim = keystore.load_or_create(table.work / "b1.id").public_key.hex()
+    spoofer = subprocess.Popen(
+        [*table.switch.prefix("x"), sys.executable, str(SPOOFER), "--to",
+         f"{table.switch.address('host')}:47000", "--claim", victim, "--rate", "2000",
+         "--seconds", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    flooded = time.monotonic()
+    try:
+        summaries = finish_ok(table, peers)
+        over = time.monotonic()
+        flood = table.switch.stats()["ports"]["x"]
+    finally:
+        spoofer.kill()
+        spoofer.communicate(timeout=10)
+    one_hash(summaries)
+    votes = [line for line in b1.lines if "votes to remove us" in line]
+    assert not votes and not [line for p in peers for line in left_lines(p)], table.explain()
+    # The flood ran through the game (the issue saw the vote about 4 s into it).
+    assert over - flooded > 8 and flood["bytes_in"] > 500_000, (over - flooded, flood)
