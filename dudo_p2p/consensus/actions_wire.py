@@ -54,6 +54,8 @@ def action_from_fields(seat: int, kind: str, count: int, face: int, option: str)
     """The action of ``seat`` that the fields name; DecodeError when they name none."""
     try:
         if kind in ("raise", "picado"):
+            if option:
+                raise DecodeError(f"act {kind!r} carries no option")
             bid = Bid(count, face)
             return Raise(seat, bid) if kind == "raise" else Picado(seat, bid)
         if count or face:

@@ -72,6 +72,8 @@ def open_genesis(data: bytes) -> tuple[Envelope, Genesis, RuleSet]:
     body = env.body
     if not isinstance(body, Genesis):
         raise DecodeError("not a genesis")
+    if env.seq != 0:
+        raise DecodeError("a genesis travels with seq 0")
     n = len(body.pubs)
     if not 2 <= n <= 6:
         raise DecodeError(f"a game seats 2 to 6 players, not {n}")
@@ -96,6 +98,8 @@ def seating_from(genesis: bytes, signatures: Sequence[bytes]) -> Seating:
         sig = open_envelope(data, expect_game=env.game_id, expect_round=0, known_authors=body.pubs)
         if not isinstance(sig.body, GenesisSign) or sig.body.digest != digest:
             raise RemoteProtocolError("a genesis signature for another genesis")
+        if sig.seq != 0:
+            raise DecodeError("a genesis signature travels with seq 0")
         by_seat[body.pubs.index(sig.author)] = sig
     if len(by_seat) != len(body.pubs):
         raise RemoteProtocolError("the genesis lacks a seat's signature")

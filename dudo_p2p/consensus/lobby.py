@@ -494,6 +494,8 @@ class Lobby:
         env = open_envelope(frame, expect_game=signing.game_id, expect_round=0,
                             known_authors=signing.body.pubs)
         assert isinstance(env.body, GenesisSign)
+        if env.seq != 0:
+            return [Log("warning", "a genesis signature with a seq other than 0; ignored")]
         if env.body.digest != signing.digest:
             return [Log("warning", "a signature on another genesis; ignored")]
         signing.signatures[signing.body.pubs.index(author)] = frame

@@ -165,7 +165,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         if author == self.seat:
             return self._flush(now)  # our own message relayed back
         try:
-            self._check_fresh(env)
+            self._check_context(env)
         except RemoteProtocolError as exc:
             # refused before it counts for anything, a sign of life included (§6)
             self._out.append(Log("info", f"refused {env.kind} of seat {author}: {exc}"))
@@ -268,10 +268,13 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         held = self._verified.get(entry) if isinstance(entry, bytes) else None
         return held is not None and not isinstance(held.body, Act) and held.digest() in self.seen
 
-    def _check_fresh(self, env: Envelope) -> None:
+    def _check_context(self, env: Envelope) -> None:
         """RemoteProtocolError for an ack or a vote not bound to what it is about, of an
-        epoch we have left, or taken before (a replay; :mod:`~dudo_p2p.consensus.bindings`)."""
+        epoch we have left, or taken before (a replay; :mod:`~dudo_p2p.consensus.bindings`),
+        and for a proof, sync or bye with a seq other than 0 (protocol.md §4.10)."""
         rep = self.replica
+        if isinstance(env.body, Proof | SyncRequest | SyncReply | Bye) and env.seq != 0:
+            raise RemoteProtocolError(f"a {env.kind} travels with seq 0, not {env.seq}")
         if isinstance(env.body, Ack):
             inner = self._open(env.body.entry)
             check_ack(env, inner)

@@ -6,12 +6,15 @@ from __future__ import annotations
 import pytest
 
 from dudo_p2p.consensus import events as ev
+from dudo_p2p.consensus.actions_wire import action_from_fields
+from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.consensus.record import RecordViolation, verify_record
 from dudo_p2p.consensus.replica import EpochPhase
+from dudo_p2p.errors import DecodeError
 from dudo_p2p.protocol.codec import decode, encode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
-from dudo_p2p.protocol.kinds import Ack, Act, Heartbeat, Reveal, SyncReply, Vote
-from dudo_p2p.rules import RuleSet
+from dudo_p2p.protocol.kinds import Ack, Act, Bye, Heartbeat, Reveal, SyncReply, SyncRequest, Vote
+from dudo_p2p.rules import Bid, Raise, RuleSet
 
 from .fakenet import FakeNet
 
@@ -247,3 +250,39 @@ def test_verify_refuses_an_ack_or_a_heartbeat_in_place_of_an_entry() -> None:
         inserted = [*items[:at], fake.to_bytes(), *items[at:]]
         with pytest.raises(RecordViolation):
             verify_record(encode({**doc, "items": inserted}))
+
+
+# ---- the envelope context of the other kinds (protocol.md §4.10) ---------------------------
+
+
+def test_a_proof_sync_or_bye_with_a_seq_other_than_0_is_refused() -> None:
+    net = FakeNet(3, RuleSet(), seed=26)
+    net.run_until(lambda: all(m.replica.epoch.number >= 1 for m in net.machines))
+    m = net.machines[0]
+    game, epoch = net.seating.game_id, m.replica.epoch.number
+    for body in (SyncRequest(0), Bye("quit")):
+        frame = seal_envelope(net.ids[1], game, epoch, 1, body).to_bytes()
+        net.apply(0, m.receive(frame, net.now))
+        assert any("travels with seq 0, not 1" in t for t in net.logs[0])
+        net.logs[0].clear()
+    assert not m.votes.voted(epoch, 1, 0), "the bye with seq 1 did not count"
+
+
+def test_a_genesis_or_its_signature_with_a_seq_other_than_0_is_refused() -> None:
+    net = FakeNet(2, RuleSet(), seed=27)
+    genesis = env_of(net.genesis)
+    moved = seal_envelope(net.ids[0], genesis.game_id, 0, 1, genesis.body).to_bytes()
+    with pytest.raises(DecodeError, match="seq 0"):
+        seating_from(moved, net.signatures)
+    sign = env_of(net.signatures[1])
+    bad = seal_envelope(net.ids[1], sign.game_id, 0, 1, sign.body).to_bytes()
+    with pytest.raises(DecodeError, match="seq 0"):
+        seating_from(net.genesis, [net.signatures[0], bad])
+
+
+def test_an_act_carries_no_field_its_action_does_not_use() -> None:
+    assert action_from_fields(0, "raise", 3, 4, "") == Raise(0, Bid(3, 4))
+    for fields in (("raise", 3, 4, "cw"), ("picado", 3, 4, "x"), ("dudo", 0, 0, "cw"),
+                   ("dudo", 1, 0, ""), ("direction", 0, 0, "up")):
+        with pytest.raises(DecodeError):
+            action_from_fields(0, *fields)

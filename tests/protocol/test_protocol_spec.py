@@ -1,0 +1,144 @@
+"""protocol.md and the code agree: the message tables (§4.10) with the message dataclasses,
+the tag table (§2.2) with the tags the code hashes with, the timers table (§4.6) with the
+constants. A kind, field, tag or timer added or changed on one side only fails here."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import pkgutil
+import re
+import typing
+from pathlib import Path
+
+import pytest
+from spec_tables import plain, render, section, spec_text, tables
+
+import dudo_p2p
+from dudo_p2p.cli.main import build_parser
+from dudo_p2p.consensus.lobby import GENESIS_EVERY, HELLO_EVERY
+from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS
+from dudo_p2p.node.node import SETTLE_GRACE, TICK_EVERY
+from dudo_p2p.protocol.messages import message_class, registered_kinds
+
+PACKAGE = Path(dudo_p2p.__file__).resolve().parent
+# where message kinds may be registered (the ui and bots only use the session API)
+KIND_HOMES = ("protocol", "consensus", "net", "node", "session")
+
+
+def code_kinds() -> dict[str, type]:
+    """Every kind the package registers (test kinds, registered by tests, left out)."""
+    for home in KIND_HOMES:
+        pkg = importlib.import_module(f"dudo_p2p.{home}")
+        for info in pkgutil.iter_modules(pkg.__path__, f"dudo_p2p.{home}."):
+            importlib.import_module(info.name)
+    found = {kind: message_class(kind) for kind in registered_kinds()}
+    return {k: c for k, c in found.items() if c.__module__.startswith("dudo_p2p.")}
+
+
+def documented_kinds() -> dict[str, list[list[str]]]:
+    """§4.10's field table of each kind, by kind (from its ``#### `kind``` heading)."""
+    text = section(spec_text(), "4.10 ")
+    found: dict[str, list[list[str]]] = {}
+    for kind in re.findall(r"^#### `([a-z0-9-]+)`", text, flags=re.M):
+        field_tables = [t for t in tables(section(text, f"`{kind}`"))
+                        if [plain(c) for c in t[0]] == ["field", "msgpack type", "constraints",
+                                                        "meaning"]]
+        assert len(field_tables) == 1, f"§4.10 `{kind}` has {len(field_tables)} field tables"
+        assert kind not in found, f"§4.10 documents `{kind}` twice"
+        found[kind] = field_tables[0][1:]
+    return found
+
+
+def test_every_kind_the_code_registers_has_a_field_table_and_no_other() -> None:
+    code, doc = set(code_kinds()), set(documented_kinds())
+    assert not code - doc, f"kinds without a §4.10 table in protocol.md: {sorted(code - doc)}"
+    assert not doc - code, f"§4.10 documents kinds the code lacks: {sorted(doc - code)}"
+
+
+def test_every_kind_has_its_envelope_context_in_the_kinds_table() -> None:
+    text = section(spec_text(), "4.10 ")
+    context = next(t for t in tables(text) if plain(t[0][0]) == "kind")
+    assert [plain(c) for c in context[0]] == [
+        "kind", "log entry", "sent by, to", "game_id", "round_no", "seq"]
+    rows = [plain(row[0]) for row in context[1:]]
+    assert sorted(rows) == sorted(code_kinds()), "the envelope-context table lists every kind once"
+    assert all(all(cell.strip() for cell in row) for row in context[1:])
+
+
+@pytest.mark.parametrize("kind", sorted(code_kinds()))
+def test_a_kinds_fields_types_and_constraints_are_the_dataclasses(kind: str) -> None:
+    cls = code_kinds()[kind]
+    doc = documented_kinds().get(kind)
+    assert doc is not None, f"protocol.md §4.10 has no table for `{kind}`"
+    hints = typing.get_type_hints(cls, include_extras=True)
+    code_rows = [
+        (field.name, *render(hints[field.name]))
+        for field in dataclasses.fields(cls)
+    ]
+    doc_rows = [(plain(r[0]), plain(r[1]), plain(r[2])) for r in doc]
+    assert doc_rows == code_rows, f"`{kind}`: protocol.md (left) and kinds.py (right) differ"
+    assert all(r[3].strip() for r in doc), f"`{kind}`: a field without a meaning"
+
+
+def code_tags() -> set[str]:
+    """Every tag the package makes: ``tag("purpose")`` calls, read from the source."""
+    found: set[str] = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "tag" and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)):
+                found.add(f"dudo-p2p/1/{node.args[0].value}")
+    return found
+
+
+def test_the_tag_table_names_every_tag_the_code_uses_with_the_types_of_its_parts() -> None:
+    text = section(spec_text(), "2.2 ")
+    table = next(t for t in tables(text) if plain(t[0][0]) == "tag")
+    assert [plain(c) for c in table[0]] == ["tag", "function", "parts in order"]
+    doc = [plain(row[0]) for row in table[1:]]
+    assert len(doc) == len(set(doc)), "a tag listed twice"
+    code = code_tags()
+    assert len(code) >= 15  # the scan finds the tags (it is not vacuous)
+    assert set(doc) == code, (
+        f"undocumented: {sorted(code - set(doc))}; documented, unused: {sorted(set(doc) - code)}")
+    for row in table[1:]:
+        parts = plain(row[2])
+        if parts != "—":  # every part is typed: bytes[n], bytes, int or str
+            for part in parts.split(", "):
+                assert re.search(r"\b(bytes(\[\d+\])?|int|str)\b", part), (row[0], part)
+
+
+def seconds(cell: str) -> float:
+    m = re.search(r"(\d+(?:\.\d+)?) (s|ms)\b", cell)
+    assert m, f"no duration in {cell!r}"
+    return float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
+
+
+def test_the_timers_table_is_the_constants() -> None:
+    text = section(spec_text(), "4.6 ")
+    table = next(t for t in tables(text) if plain(t[0][0]) == "timer")
+    doc = {plain(row[0]): seconds(row[1]) for row in table[1:]}
+    host = build_parser("host").parse_args(["host"])
+    assert doc == {
+        "heartbeat": DEFAULT_TIMEOUTS.heartbeat,
+        "resend": DEFAULT_TIMEOUTS.heartbeat,  # re-sends run on the heartbeat interval
+        "step": DEFAULT_TIMEOUTS.step,
+        "silence": DEFAULT_TIMEOUTS.silence,
+        "human turn": host.turn_timer,
+        "turn grace": DEFAULT_TIMEOUTS.turn_grace,
+    }
+
+
+def test_the_node_and_lobby_intervals_in_the_text_are_the_constants() -> None:
+    text = spec_text()
+    node = section(text, "5.5 ")
+    assert seconds(re.search(r"\*\*every [^*]+\*\*", node).group(0)) == TICK_EVERY  # type: ignore[union-attr]
+    assert f"at most **{SETTLE_GRACE:g} s**" in node
+    assert f"hello {HELLO_EVERY * 1000:g} ms, genesis/signature {GENESIS_EVERY * 1000:g} ms" in node
+    lobby = section(text, "4.9 ")
+    assert f"every **{HELLO_EVERY * 1000:g} ms**" in lobby
+    assert f"every **{GENESIS_EVERY * 1000:g} ms**" in lobby
