@@ -3,16 +3,31 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 import types
 import typing
 from pathlib import Path
 from typing import Annotated, Union
 
-from dudo_p2p.protocol.messages import MaxLen, Range, Size
+from dudo_p2p.protocol.messages import MaxLen, Range, Size, message_class, registered_kinds
 
 SPEC = Path(__file__).resolve().parents[2] / "protocol.md"
 _SCALAR_NAMES = {int: "int", bool: "bool", str: "str", bytes: "bin"}
+# where message kinds may be registered (the ui and bots only use the session API)
+KIND_HOMES = ("protocol", "consensus", "net", "node", "session")
+
+
+def code_kinds() -> dict[str, type]:
+    """Every kind the package registers, by kind (test kinds, registered by tests, left out):
+    every module of the packages where kinds may live is imported first."""
+    for home in KIND_HOMES:
+        pkg = importlib.import_module(f"dudo_p2p.{home}")
+        for info in pkgutil.iter_modules(pkg.__path__, f"dudo_p2p.{home}."):
+            importlib.import_module(info.name)
+    found = {kind: message_class(kind) for kind in registered_kinds()}
+    return {k: c for k, c in found.items() if c.__module__.startswith("dudo_p2p.")}
 
 
 def spec_text() -> str:

@@ -6,35 +6,20 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib
-import pkgutil
 import re
 import typing
 from pathlib import Path
 
 import pytest
-from spec_tables import plain, render, section, spec_text, tables
+from spec_tables import code_kinds, plain, render, section, spec_text, tables
 
 import dudo_p2p
 from dudo_p2p.cli.main import build_parser
 from dudo_p2p.consensus.lobby import GENESIS_EVERY, HELLO_EVERY
 from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS
 from dudo_p2p.node.node import SETTLE_GRACE, TICK_EVERY
-from dudo_p2p.protocol.messages import message_class, registered_kinds
 
 PACKAGE = Path(dudo_p2p.__file__).resolve().parent
-# where message kinds may be registered (the ui and bots only use the session API)
-KIND_HOMES = ("protocol", "consensus", "net", "node", "session")
-
-
-def code_kinds() -> dict[str, type]:
-    """Every kind the package registers (test kinds, registered by tests, left out)."""
-    for home in KIND_HOMES:
-        pkg = importlib.import_module(f"dudo_p2p.{home}")
-        for info in pkgutil.iter_modules(pkg.__path__, f"dudo_p2p.{home}."):
-            importlib.import_module(info.name)
-    found = {kind: message_class(kind) for kind in registered_kinds()}
-    return {k: c for k, c in found.items() if c.__module__.startswith("dudo_p2p.")}
 
 
 def documented_kinds() -> dict[str, list[list[str]]]:
