@@ -11,6 +11,7 @@ import pytest
 from make_vectors import FILES, build, key
 from spec_tables import code_kinds
 
+from dudo_p2p.cli.main import main
 from dudo_p2p.consensus.record import verify_record
 from dudo_p2p.crypto.dice import check_commitment, derive_dice, public_draw, round_seed
 from dudo_p2p.crypto.shares import closed_palifico_key, open_sealed, share_context
@@ -141,3 +142,18 @@ def test_the_closed_palifico_vector_hashes_every_round_key_into_each_blind_key()
             game, r, s, keys)
         assert seat["dice_key"] == want.hex()
         assert list(derive_dice(want, game, r, s, seed, len(seat["dice"]))) == seat["dice"]
+
+
+def test_dudo_p2p_verify_prints_the_game_vectors_log_hash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc = load("game.json")
+    path = tmp_path / "game.record"
+    path.write_bytes(bytes.fromhex(doc["record"]))
+    assert main(["verify", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["log_hash"] == doc["log_hash"] and out["rounds"] == doc["rounds"]
+    broken = bytearray(path.read_bytes())
+    broken[-40] ^= 1  # in the last genesis signature (map keys are sorted: it comes last)
+    path.write_bytes(bytes(broken))
+    assert main(["verify", str(path)]) == 1
