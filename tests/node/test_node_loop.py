@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import zmq
+from node_helpers import free_tcp_port
 
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.node.node import LINK_UP_GRACE, TICK_EVERY, NetConfig, Node, poll_timeout_ms
@@ -107,11 +108,13 @@ def test_a_frame_for_a_link_still_in_its_handshake_is_held_and_arrives(
     ctx: zmq.Context[Any] = zmq.Context()
     router: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
     router.setsockopt(zmq.LINGER, 0)
-    port = router.bind_to_random_port("tcp://127.0.0.1")
+    # A port below the ephemeral range: a random one in that range can be taken by our own
+    # DEALER's outgoing connection while nobody listens (TCP self-connect: source port ==
+    # destination port), and the later bind fails "Address already in use" (seen once in CI).
+    port = free_tcp_port()
     endpoint = f"tcp://127.0.0.1:{port}"
     # Nobody listens while we send, so the link cannot be up yet (on a loaded machine a
     # loopback handshake could otherwise finish between connect and send).
-    router.unbind(endpoint)
     node = _node(FakeClock())
     node.clock = time.monotonic  # real sockets, real handshake
     try:
