@@ -101,3 +101,75 @@ def test_rules_use_the_standard_library_only() -> None:
 def test_the_layer_table_names_every_package() -> None:
     packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
     assert packages - {"cli", "bench"} <= set(ALLOWED), packages - set(ALLOWED)
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports when it is imported (module-level imports;
+    ``if TYPE_CHECKING:`` blocks and imports inside functions are deferred, so they cannot
+    close a circle at import time). ``from P import m`` names the module ``P.m`` if it is
+    one, else ``P``."""
+    files = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = ("dudo_p2p", *path.relative_to(PACKAGE).with_suffix("").parts)
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        files[name] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        deps: set[str] = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Import):
+                    deps.update(alias.name for alias in sub.names)
+                elif isinstance(sub, ast.ImportFrom) and sub.module and sub.level == 0:
+                    for alias in sub.names:
+                        full = f"{sub.module}.{alias.name}"
+                        deps.add(full if full in files else sub.module)
+        graph[name] = {d for d in deps if d in files and d != name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_circles_are_found_when_they_exist() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert circles(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph = module_graph()
+    assert "dudo_p2p.consensus.machine" in graph  # the walk saw the package
+    assert circles(graph) == []
