@@ -24,7 +24,6 @@ ALLOWED: dict[str, set[str]] = {
 }
 # dudo_p2p.paths (where files live on this system) is for the layers that do file I/O
 PATHS_USERS = {"node", "session", "bots", "ui"}
-PATHS_EXEMPT = {"crypto/keystore.py"}
 # the pure core never touches these
 IO_MODULES = {
     "socket", "zmq", "pygame", "time", "threading", "asyncio", "subprocess", "select",
@@ -33,7 +32,6 @@ IO_MODULES = {
 CORE = {"rules", "crypto", "protocol", "consensus"}
 # modules of the core allowed one I/O import, and why
 EXEMPT = {
-    "crypto/keystore.py": "the identity file: called only by the node and the CLI",
     "crypto/bench.py": "a measurement helper for scripts/bench, never imported by the core",
 }
 
@@ -63,9 +61,7 @@ def test_layer_imports_only_what_its_arrow_allows(layer: str) -> None:
             parts = name.split(".")
             if parts[0] != "dudo_p2p" or len(parts) < 2 or parts[1] in (layer, "errors"):
                 continue
-            if parts[1] == "paths" and (
-                layer in PATHS_USERS or str(path.relative_to(PACKAGE)) in PATHS_EXEMPT
-            ):
+            if parts[1] == "paths" and layer in PATHS_USERS:
                 continue
             if parts[1] not in ALLOWED[layer]:
                 bad.append(f"{path.relative_to(PACKAGE)} imports {name}")

@@ -2,7 +2,7 @@
 and the loop that plays one seat to the end and prints the ``--json`` summary.
 
 Network options (every command that opens sockets): ``--identity PATH`` (default
-:func:`~dudo_p2p.crypto.keystore.default_identity_path`), ``--beacon-port`` (47474),
+:func:`~dudo_p2p.node.keystore.default_identity_path`), ``--beacon-port`` (47474),
 ``--bind`` (address of the link port, default 0.0.0.0), ``--port`` (link port, 0: the OS
 picks), ``--broadcast ADDR`` (repeatable: beacon only there instead of every interface),
 ``-v`` (info; ``-vv`` debug). Exit codes: 0 the game finished, 1 it did not (timeout,
@@ -22,10 +22,10 @@ from types import FrameType
 from typing import Any
 
 from dudo_p2p.bots import LEVELS, make_bot
-from dudo_p2p.crypto import keystore
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.errors import DudoError
 from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT
+from dudo_p2p.node import keystore
 from dudo_p2p.node.node import NetConfig, Node
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session.events import GameOver, PlayerLeft, RoundResolved

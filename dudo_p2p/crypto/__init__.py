@@ -1,7 +1,7 @@
 """Identities, domain-separated hashing, commitments, dice derivation, palifico shares.
 
-Pure: no sockets, no clock, no global random. The identity file lives in ``keystore``
-(not re-exported here: only the node and the CLI may do that I/O).
+Pure: no sockets, no clock, no global random, no files: the identity file is read and written
+by :mod:`dudo_p2p.node.keystore` (the node owns I/O).
 """
 
 from dudo_p2p.crypto.dice import (

@@ -9,7 +9,7 @@ Serialized form (``to_bytes``, 73 bytes)::
     b"DDID" || version 0x01 || ed25519 seed (32) || x25519 private (32)
     || first 4 bytes of SHA-256 of everything before   (detects a corrupt file)
 
-Pure: the one place that touches files is ``keystore.py``.
+Pure: the identity file is read and written by ``dudo_p2p.node.keystore``.
 """
 
 from __future__ import annotations

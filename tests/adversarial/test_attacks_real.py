@@ -24,9 +24,9 @@ from node_helpers import (
 )
 
 from dudo_p2p.consensus.replica import EpochPhase
-from dudo_p2p.crypto import keystore
 from dudo_p2p.net.beacon import Beacon, TableState
 from dudo_p2p.net.beacon import encode as encode_beacon
+from dudo_p2p.node import keystore
 from dudo_p2p.protocol.codec import MAX_FRAME
 from dudo_p2p.protocol.envelope import Envelope, seal_envelope
 from dudo_p2p.protocol.kinds import Act, Commit, Heartbeat, Nonce, Reveal

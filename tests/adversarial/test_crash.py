@@ -26,8 +26,8 @@ from node_helpers import (
 
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.replica import EpochPhase
-from dudo_p2p.crypto import keystore
 from dudo_p2p.node import journal as jr
+from dudo_p2p.node import keystore
 from dudo_p2p.protocol.envelope import open_envelope
 from dudo_p2p.protocol.kinds import Commit
 

@@ -10,8 +10,8 @@ import pytest
 from crypto_fixtures import counter_bytes
 
 from dudo_p2p.crypto import Identity, fingerprint, verify
-from dudo_p2p.crypto.keystore import default_identity_path, load_or_create
 from dudo_p2p.errors import InvalidValue
+from dudo_p2p.node.keystore import default_identity_path, load_or_create
 
 
 def test_generate_is_deterministic_with_injected_bytes_and_keys_are_32_bytes() -> None:

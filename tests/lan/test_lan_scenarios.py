@@ -30,7 +30,7 @@ from lan_helpers import (
 )
 from node_helpers import Peer
 
-from dudo_p2p.crypto import keystore
+from dudo_p2p.node import keystore
 
 pytestmark = [pytest.mark.netns, pytest.mark.e2e]
 

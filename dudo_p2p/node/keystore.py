@@ -1,5 +1,5 @@
-"""Load or create the identity file. The only module of ``dudo_p2p.crypto`` that does I/O;
-only the node and the CLI import it.
+"""Load or create the identity file (the node's I/O; the pure ``dudo_p2p.crypto`` only turns
+an identity into bytes and back). The node, the session and the CLI import it.
 
 The file holds ``Identity.to_bytes()`` (73 bytes), mode 0600, in a directory created 0700.
 Creation is atomic and race-free: the key is written to a temporary file, fsynced, then
