@@ -31,6 +31,7 @@ from dudo_p2p.consensus.faults import EntryBook, VoteBook
 from dudo_p2p.consensus.replica import Replica, Seating
 from dudo_p2p.consensus.secrets import EpochSecrets, RandomBytes
 from dudo_p2p.consensus.sync import SyncPacer
+from dudo_p2p.consensus.talk import TalkBook
 from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS, Timeouts, Timers
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import IllegalAction
@@ -72,6 +73,7 @@ class MachineCore(ABC):
         self.sent: set[tuple[int, str]] = set()
         self.votes = VoteBook()
         self.replays = ReplayGuard()  # acks and votes taken: the same frame again is a replay
+        self.talk_book = TalkBook()  # table talk: pace and replays (never in the log)
         self.act_certs: dict[bytes, list[bytes]] = {}  # chained act digest -> its acks
         self.proofs: list[tuple[bytes, bytes]] = []
         self.expelled: set[int] = set()

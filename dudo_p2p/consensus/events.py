@@ -91,6 +91,15 @@ class Notice:
     args: tuple[str, ...] = field(default=())
 
 
+@dataclass(frozen=True)
+class TalkHeard:
+    """Seat ``seat`` said quick phrase ``phrase`` (table talk: signed, rate-limited, never in
+    the log; the UI knows the words)."""
+
+    seat: int
+    phrase: int
+
+
 Event = (
     GameStarted
     | RoundStarted
@@ -101,4 +110,5 @@ Event = (
     | TurnTimer
     | GameOver
     | Notice
+    | TalkHeard
 )

@@ -74,6 +74,7 @@ from dudo_p2p.protocol.kinds import (
     Proof,
     SyncReply,
     SyncRequest,
+    Talk,
     Vote,
 )
 from dudo_p2p.rules import PlayerAction, SeatView
@@ -246,6 +247,14 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         machine._ask_everyone(now)
         return machine
 
+    def talk(self, phrase: int, now: float) -> list[Effect]:
+        """Say quick phrase ``phrase`` to the table (signed, not in the log); nothing when we
+        spoke less than a second ago (``consensus.talk``)."""
+        if not self.talk_book.may_send(now):
+            return []
+        self._out.append(Send(self._seal(self.talk_book.counter, Talk(phrase)).to_bytes()))
+        return self._flush(now)
+
     def leave(self, now: float) -> list[Effect]:
         """Tell the table we leave for good."""
         self._out.append(Send(self._seal(0, Bye("quit")).to_bytes()))
@@ -321,6 +330,10 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
                 self._take_reply(author, start, entries, more, now)
             case Bye():
                 self._vote(author, "quit", now)
+            case Talk(phrase=phrase):  # table talk: shown or dropped, never in the log
+                why = self.talk_book.take(author, env, self.replica.epoch.number, now)
+                self._out.append(Emit(ev.TalkHeard(author, phrase)) if why is None
+                                 else Log("info", f"dropped talk of seat {author}: {why}"))
             case _:
                 self._consider(env, now)
 

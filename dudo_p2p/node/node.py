@@ -538,6 +538,12 @@ class Node:
 
     # ---- lifetime -----------------------------------------------------------------------------
 
+    def talk(self, phrase: int) -> None:
+        """Say quick phrase ``phrase`` to the table (table talk; nothing before the game is
+        seated, nor faster than once a second)."""
+        if self.machine is not None:
+            self.carry_out(list(self.machine.talk(phrase, self.clock())))
+
     def leave(self) -> None:
         """Tell the table we quit (a forfeit) when the game is still running."""
         if self.machine is not None and not self.machine.over:

@@ -10,7 +10,7 @@ never reaches state.
 Kinds in the table log (signed by their author, chained by ``prev``):
 ``genesis``, ``genesis-sign``, ``act``, ``commit``, ``nonce``, ``reveal``, ``result-sign``.
 Kinds that travel but are not log entries: ``hello``, ``welcome``, ``ack``, ``vote``,
-``proof``, ``heartbeat``, ``sync-request``, ``sync-reply``, ``bye``.
+``proof``, ``heartbeat``, ``sync-request``, ``sync-reply``, ``bye``, ``talk``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ GAME_ID_LEN = 16
 MAX_SEATS = 6
 # A sync reply is cut in chunks so that one frame stays under the 64 KiB limit.
 SYNC_CHUNK = 40
+MAX_PHRASE = 63  # table talk: phrase indices 0..63 (a UI shows the ones it knows)
 
 Hash = Annotated[bytes, Size(HASH_LEN)]
 Key = Annotated[bytes, Size(KEY_LEN)]
@@ -214,6 +215,17 @@ class SyncReply(Message):
     start: Annotated[int, Range(0, 1_000_000)]
     entries: Annotated[tuple[Annotated[bytes, MaxLen(8192)], ...], MaxLen(SYNC_CHUNK)]
     more: bool
+
+
+@message("talk")
+@dataclass(frozen=True)
+class Talk(Message):
+    """Table talk: one of the UI's quick phrases, by index (never free text). Not a log
+    entry: envelope ``round_no`` = the epoch (±1 taken), ``seq`` = the author's talk counter
+    (higher than its last, so a replay is refused); at most one a second per author is shown
+    (protocol.md §4, §6)."""
+
+    phrase: Annotated[int, Range(0, MAX_PHRASE)]
 
 
 @message("bye")

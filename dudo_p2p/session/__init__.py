@@ -1,6 +1,6 @@
 """The narrow API one seat plays through: bots, the table and the CLI use this and nothing else."""
 
-from dudo_p2p.session.api import PlayerInfo, Session
+from dudo_p2p.session.api import PlayerInfo, Session, Talker
 from dudo_p2p.session.events import (
     ActionTaken,
     CheatDetected,
@@ -11,6 +11,7 @@ from dudo_p2p.session.events import (
     PlayerLeft,
     RoundResolved,
     RoundStarted,
+    TalkHeard,
     TurnTimer,
 )
 
@@ -26,5 +27,7 @@ __all__ = [
     "RoundResolved",
     "RoundStarted",
     "Session",
+    "TalkHeard",
+    "Talker",
     "TurnTimer",
 ]

@@ -9,6 +9,7 @@ Contract:
   :class:`~dudo_p2p.errors.IllegalAction` (and nothing changes) when the action is not legal now.
   A legal action becomes an :class:`~dudo_p2p.session.events.ActionTaken` event once the table
   has agreed on it.
+- Table talk is optional: a session that offers it is a :class:`Talker`.
 - ``poll_events()`` never blocks; ``wait(timeout)`` blocks at most ``timeout`` seconds or until
   something happened, so a UI loop can sleep in it when nothing moves.
 """
@@ -16,7 +17,7 @@ Contract:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from dudo_p2p.rules import Action, SeatView
 from dudo_p2p.session.events import Event
@@ -52,3 +53,12 @@ class Session(Protocol):
     def players(self) -> tuple[PlayerInfo, ...]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class Talker(Protocol):
+    """A session whose seat can talk to the others (a networked table): ``talk(phrase)``
+    says quick phrase ``phrase`` (an index the UI knows), signed, at most one a second
+    (faster calls do nothing); the others get a ``TalkHeard`` event. Never in the log."""
+
+    def talk(self, phrase: int) -> None: ...

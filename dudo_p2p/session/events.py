@@ -10,6 +10,7 @@ from dudo_p2p.consensus.events import (
     PlayerLeft,
     RoundResolved,
     RoundStarted,
+    TalkHeard,
     TurnTimer,
 )
 
@@ -23,5 +24,6 @@ __all__ = [
     "PlayerLeft",
     "RoundResolved",
     "RoundStarted",
+    "TalkHeard",
     "TurnTimer",
 ]

@@ -116,6 +116,10 @@ class NodeSession:
             for seat, pub in enumerate(seating.pubs)
         )
 
+    def talk(self, phrase: int) -> None:
+        """Table talk (:class:`~dudo_p2p.session.api.Talker`): say quick phrase ``phrase``."""
+        self.node.talk(phrase)
+
     def close(self) -> None:
         """Leave the table (a forfeit if the game still runs), close the node, run closers."""
         if not self.node.closed:

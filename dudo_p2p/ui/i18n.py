@@ -16,6 +16,7 @@ LANGS = ("es", "en")
 FACE_KEYS = ("face.1", "face.2", "face.3", "face.4", "face.5", "face.6")
 LEVEL_KEYS = {"easy": "level.easy", "normal": "level.normal", "hard": "level.hard",
               "expert": "level.expert"}
+TALK_KEYS = ("talk.1", "talk.2", "talk.3", "talk.4", "talk.5", "talk.6", "talk.7", "talk.8")
 HOUSE_RULE_KEYS = tuple(f"house.{i}" for i in range(1, 12))  # house.1 .. house.11
 LEFT_REASON_KEYS = {
     "timeout": "left.timeout",
@@ -181,7 +182,8 @@ ES: dict[str, str] = {
     "table.expected": "Con tus dados, esperados en la mesa: {x} {face}",
     "table.prob_hint": "P: probabilidad",
     "table.keys": (
-        "Enter apostar · D dudo · C calzo · M mirar · P probabilidad · R reglas · Esc menú"
+        "Enter apostar · D dudo · C calzo · M mirar · P probabilidad · R reglas · 1–8 frases "
+        "(clic en un nombre: silenciar) · Esc menú"
     ),
     "table.timer": "{s} s",
     "table.illegal": "Esa jugada no vale ahora: {why}",
@@ -240,6 +242,15 @@ ES: dict[str, str] = {
     "menu.language": "Idioma: español",
     "menu.fullscreen": "Pantalla completa (F11)",
     "menu.lobby": "Dejar la mesa",
+    "talk.1": "¡Mentiroso!",
+    "talk.2": "¡Qué suerte!",
+    "talk.3": "¡Te pillé!",
+    "talk.4": "Ni lo sueñes",
+    "talk.5": "¡Bien jugado!",
+    "talk.6": "Mmm...",
+    "talk.7": "¡Vamos!",
+    "talk.8": "¡Uy!",
+    "table.muted": "silenciado",
     "menu.volume": "Volumen {n} %",
     "menu.muted": "Sin sonido",
     "menu.mute": "Callar",
@@ -405,7 +416,10 @@ EN: dict[str, str] = {
     "table.prob": "Chance the bid holds: {p}%",
     "table.expected": "With your dice, expected on the table: {x} {face}",
     "table.prob_hint": "P: probability",
-    "table.keys": "Enter bid · D dudo · C calzo · M look · P probability · R rules · Esc menu",
+    "table.keys": (
+        "Enter bid · D dudo · C calzo · M look · P probability · R rules · 1–8 phrases "
+        "(click a name: mute) · Esc menu"
+    ),
     "table.timer": "{s} s",
     "table.illegal": "That move is not allowed now: {why}",
     "history.raise": "{name}: {bid}",
@@ -463,6 +477,15 @@ EN: dict[str, str] = {
     "menu.language": "Language: English",
     "menu.fullscreen": "Fullscreen (F11)",
     "menu.lobby": "Leave the table",
+    "talk.1": "Liar!",
+    "talk.2": "Lucky!",
+    "talk.3": "Got you!",
+    "talk.4": "Dream on",
+    "talk.5": "Well played!",
+    "talk.6": "Hmm...",
+    "talk.7": "Come on!",
+    "talk.8": "Oops!",
+    "table.muted": "muted",
     "menu.volume": "Volume {n} %",
     "menu.muted": "Sound off",
     "menu.mute": "Mute",

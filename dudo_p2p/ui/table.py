@@ -51,6 +51,8 @@ from dudo_p2p.session import (
     RoundResolved,
     RoundStarted,
     Session,
+    Talker,
+    TalkHeard,
     TurnTimer,
 )
 from dudo_p2p.ui import draw, words
@@ -68,6 +70,7 @@ from dudo_p2p.ui.motion import (
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.scene import Host, Scene
 from dudo_p2p.ui.side_panel import SIDE
+from dudo_p2p.ui.talk import TalkBoard
 
 REVEAL_HOLD_S = 6.0  # a reveal stays this long unless dismissed
 TOAST_S = 5.0  # how long an event sentence stays at the top of the table
@@ -170,6 +173,7 @@ class TableScene(Scene):
         self.cues = Cues(host.sounds.play)
         self.slide: tuple[Bid, int | None, float] | None = None  # a new bid: from whom, when
         self._ticked: tuple[int, int] | None = None  # (turn, second) the timer last ticked
+        self.talk = TalkBoard()
 
     # -- session plumbing ----------------------------------------------------------------
     @property
@@ -333,6 +337,10 @@ class TableScene(Scene):
                 case PlayerLeft(seat=seat):
                     self._out(seat)
                     self.say_event(event)
+                case TalkHeard(seat=seat, phrase=phrase):
+                    # a bubble at the seat, never a line in the table's log
+                    if self.talk.heard(seat, phrase, self.now):
+                        self.cues.now("talk")
                 case _:
                     self.say_event(event)
 
@@ -371,6 +379,8 @@ class TableScene(Scene):
         self.now = now
         self.motion.reduced = self.host.settings.flag("reduced_motion")  # the menu may change it
         self._tick_timer()
+        if self.talk.expire(now):
+            self._changed = True
         before = self.view
         self.process_events()
         if (self.reveal is not None and self.reveal_hold > 0
@@ -539,8 +549,8 @@ class TableScene(Scene):
             pygame.K_d: lambda: self.call(Dudo),
             pygame.K_c: lambda: self.call(Calzo),
         }
-        for digit in range(1, 7):
-            actions[pygame.K_0 + digit] = partial(self.pick_face, digit)
+        for digit in range(1, 9):  # table talk: keys 1-8 say quick phrases 0-7
+            actions[pygame.K_0 + digit] = partial(self.say_phrase, digit - 1)
         action = actions.get(key)
         if action is not None:
             action()
@@ -548,6 +558,19 @@ class TableScene(Scene):
     def pick_face(self, face: int) -> None:
         """Choose ``face`` in the composer; the count moves to the lowest bid on it."""
         self.composer.set_face(face, self.lowest_on(face))
+
+    def say_phrase(self, phrase: int) -> bool:
+        """Table talk: say quick phrase ``phrase`` (its bubble at our seat; sent to the others
+        on a networked table). Not at a hot-seat table (everyone is here), and at most one a
+        second; True when said."""
+        if self.hotseat or not self.talk.may_say(self.now):
+            return False
+        if isinstance(self.session, Talker):
+            self.session.talk(phrase)
+        self.talk.heard(self.session.seat, phrase, self.now)
+        self.cues.now("talk")
+        self._changed = True
+        return True
 
     def lowest_on(self, face: int) -> Bid | None:
         """The lowest bid on ``face`` we may make: of the legal raises on our turn, else the
@@ -593,6 +616,16 @@ class TableScene(Scene):
             self.dismiss_reveal()
         elif self.overlay is None and self.winner is None and own_hand_rect().collidepoint(pos):
             self.toggle_look()
+        elif self.overlay is None and self.view is not None:
+            # a click on another player's plate mutes their table talk (or unmutes it)
+            from dudo_p2p.ui.table_draw import plate_rect, seat_pos
+
+            n = self.view.state.n_seats
+            for seat in range(n):
+                if seat != self.session.seat and plate_rect(seat_pos(
+                        seat, self.session.seat, n)).collidepoint(pos):
+                    self.talk.toggle_mute(seat)
+                    self._changed = True
 
     # -- frame pacing --------------------------------------------------------------------
     def take_changed(self) -> bool:

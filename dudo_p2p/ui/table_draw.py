@@ -88,6 +88,8 @@ def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
         _standing_bid(scene, surface)
     else:
         _reveal_center(scene, surface)
+    if not hide_all:
+        _bubbles(scene, surface)
     _own_hand(scene, surface, hide_all)
     if scene.reveal is not None:
         _flying_dice(scene, surface)
@@ -227,6 +229,8 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
         tag = f"{bullets} · {scene.tr('table.bot')}" if bot else bullets
     if not alive:
         tag = scene.tr("table.eliminated")
+    if seat in scene.talk.muted:
+        tag = scene.tr("table.muted")  # in place of the fingerprint: it must be read
     # dice left, as small blank dice on the plate's right; the tag gets the room before them
     strip = dice_strip(plate, count)
     draw.text(surface, tag, (plate.left + 10, plate.top + 32), 19, theme.MUTED, shadow=False,
@@ -241,6 +245,30 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
         draw.timer_ring(surface, (plate.right + 4, plate.top + 4), 18, left / total)
         draw.text(surface, str(int(left)), (plate.right + 4, plate.top + 4), 20, theme.CREAM,
                   anchor="center")
+
+
+BUBBLE_SIZE = 24
+
+
+def _bubbles(scene: TableScene, surface: pygame.Surface) -> None:
+    """Table talk: each phrase still up, as a bubble over its seat's cup (under the plate for
+    the seats along the top, whose cups touch the top bar)."""
+    view = scene.view
+    assert view is not None
+    n, me = view.state.n_seats, scene.session.seat
+    for seat, key in scene.talk.shown(scene.now).items():
+        x, y = seat_pos(seat, me, n)
+        text = scene.tr(key)
+        width = min(260, theme.font(BUBBLE_SIZE).size(text)[0] + 28)
+        box = pygame.Rect(0, 0, width, 40)
+        if y < CENTER[1] - 100:
+            box.midtop = (x, plate_rect((x, y)).bottom + 10)
+        else:
+            box.midbottom = (x, y - 56)
+        box.clamp_ip(TABLE_RECT)
+        draw.panel(surface, box, theme.CREAM, theme.GOLD_DARK, radius=16)
+        draw.text(surface, text, box.center, BUBBLE_SIZE, theme.INK, anchor="center",
+                  shadow=False, max_width=box.width - 16)
 
 
 def plate_rect(seat_point: tuple[int, int]) -> pygame.Rect:

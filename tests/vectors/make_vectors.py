@@ -55,6 +55,7 @@ from dudo_p2p.protocol.kinds import (  # noqa: E402
     Reveal,
     SyncReply,
     SyncRequest,
+    Talk,
     Vote,
     Welcome,
 )
@@ -161,6 +162,7 @@ def examples() -> dict[str, tuple[int, bytes, int, int, Message]]:
         "sync-request": (2, GAME, EPOCH, 0, SyncRequest(12)),
         "sync-reply": (1, GAME, EPOCH, 0, SyncReply(12, (act.to_bytes(),), False)),
         "bye": (2, GAME, EPOCH, 0, Bye("quit")),
+        "talk": (2, GAME, EPOCH, 3, Talk(5)),
     }
 
 
