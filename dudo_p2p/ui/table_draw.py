@@ -91,12 +91,12 @@ def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
     if not hide_all:
         _bubbles(scene, surface)
     _own_hand(scene, surface, hide_all)
-    if scene.reveal is not None:
-        _flying_dice(scene, surface)
     _composer(scene, surface)
     draw_side_panel(scene, surface)
     _toast(scene, surface)
     scene.draw_buttons(surface)
+    if scene.reveal is not None:
+        _flying_dice(scene, surface)  # over panels and buttons: a lost die leaves the table
     if scene.handover_seat is not None:
         _handover(scene, surface)
         scene.buttons = []  # modal: a click anywhere hands the device over
@@ -381,8 +381,13 @@ def _flying_dice(scene: TableScene, surface: pygame.Surface) -> None:
     for seat in reveal.result.losses:
         plate = plate_rect(seat_pos(seat, me, n))
         start = plate.midright
-        out = (start[0] + (start[0] - CENTER[0]) // 2, start[1] - 160)  # up and away
-        draw.die(surface, lerp(start, out, eased), max(8, int(26 * (1 - 0.6 * t))), 1 + seat % 6,
+        # away from the table's centre, in a little hop, spinning and shrinking
+        dx, dy = start[0] - CENTER[0], start[1] - CENTER[1]
+        norm = max(1.0, math.hypot(dx, dy))
+        out = (int(start[0] + 240 * dx / norm), int(start[1] + 240 * dy / norm))
+        x, y = lerp(start, out, eased)
+        y -= int(70 * math.sin(math.pi * t))
+        draw.die(surface, (x, y), max(12, int(44 * (1 - 0.5 * t))), 1 + seat % 6,
                  angle=360 * t)
     for seat in reveal.result.gains:
         plate = plate_rect(seat_pos(seat, me, n))

@@ -3,9 +3,12 @@ and every animation ends in exactly the picture drawn without it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pygame
 
 from dudo_p2p.rules import Dudo
+from dudo_p2p.ui import shots
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.motion import (
     LIFT_S,
@@ -145,3 +148,12 @@ def test_a_new_bid_slides_in_and_reduced_motion_shows_it_in_place() -> None:
     for t in (moving, still):
         t.step(SETTLE_S)  # the cups' shake, a later bid: everything comes to rest
     assert moving.pixels() == still.pixels()
+
+
+def test_the_readme_screenshots_are_taken_mid_animation(tmp_path: Path) -> None:
+    paths = shots.take(tmp_path)
+    assert [p.name for p in paths] == ["motion-roll.png", "motion-reveal.png", "motion-lost.png"]
+    pictures = [pygame.image.tobytes(pygame.image.load(str(p)), "RGB") for p in paths]
+    assert len(set(pictures)) == 3
+    assert pictures == [pygame.image.tobytes(pygame.image.load(str(p)), "RGB")
+                        for p in shots.take(tmp_path)]  # the same pictures every run
