@@ -30,7 +30,9 @@ from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus.act_certs import agreed_item, checked_certificate
 from dudo_p2p.consensus.core import MachineCore
 from dudo_p2p.consensus.effects import Emit, Log, Send
+from dudo_p2p.consensus.evidence import proves_cheat
 from dudo_p2p.consensus.faults import majority_removed
+from dudo_p2p.consensus.reasons import Reason
 from dudo_p2p.consensus.replica import NotYet, Stale
 from dudo_p2p.consensus.sync import removal_certificate, removals_reply, sync_chunk
 from dudo_p2p.errors import DecodeError
@@ -51,6 +53,7 @@ class CatchUpMixin(MachineCore):
             self._ask_sync(now)
             self._tell_voided(peer, now)
         self._tell_removed(peer, now)
+        self._tell_outcome(peer, now)
 
     def _ahead_of_us(self, peer: int) -> bool:
         """``peer``'s last heartbeat showed a longer log, or another head as long as ours."""
@@ -75,6 +78,8 @@ class CatchUpMixin(MachineCore):
         for the next one at once (no progress: wait for the next heartbeat)."""
         asked = self.pacer.answered(peer, start)
         before = self.replica.head
+        if asked:
+            self._observe_chain(peer, entries, now)
         self._take_sync(entries, now, asked=asked)
         if not asked and any(removal_certificate(d) is None for d in entries):
             self._out.append(
@@ -140,8 +145,18 @@ class CatchUpMixin(MachineCore):
         others = set(self.replica.epoch.participants) - {self.seat}
         if majority_removed(votes, self.seat, others, self.replica.epoch.number, self.seating):
             self.removed_me = True
-            self._out.append(Emit(ev.PlayerLeft(self.seat, "removed")))
+            self._out.append(Emit(ev.PlayerLeft(self.seat, Reason.REMOVED)))
             self._out.append(Log("warning", "the table removed us in an epoch we had left"))
+
+    def _take_evidence(self, envs: list[Envelope]) -> None:
+        """Entries a removal certificate carries besides its votes: evidence that their
+        author cheated (a two-seat removal needs it, §4.6); kept when it proves so."""
+        for seat, pub in enumerate(self.seating.pubs):
+            own = [e for e in envs if e.author == pub]
+            if len(own) >= 2 and seat not in self.votes.evidence and proves_cheat(
+                self.seating, seat, own
+            ):
+                self.votes.evidence[seat] = (own[0].to_bytes(), own[1].to_bytes())
 
     def _ask_sync(self, now: float) -> None:
         """Ask a seat ahead of us for what follows our log, at most about once a heartbeat:
@@ -163,10 +178,13 @@ class CatchUpMixin(MachineCore):
             cert = removal_certificate(data)
             if cert is not None:
                 votes: list[Envelope] = []
+                opened = []
                 for vote_bytes in cert:
                     if not isinstance(vote_bytes, bytes):
                         raise DecodeError("a removal certificate holds vote envelopes")
-                    vote = self._open(vote_bytes)
+                    opened.append(self._open(vote_bytes))
+                self._take_evidence([e for e in opened if not isinstance(e.body, Vote)])
+                for vote in opened:
                     voter = self.seating.seat_of(vote.author)
                     if isinstance(vote.body, Vote) and voter is not None:
                         votes.append(vote)

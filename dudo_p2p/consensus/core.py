@@ -28,6 +28,7 @@ from dudo_p2p.consensus.acts import ActRace
 from dudo_p2p.consensus.bindings import ReplayGuard, ack_context
 from dudo_p2p.consensus.effects import Effect, Emit
 from dudo_p2p.consensus.faults import EntryBook, VoteBook
+from dudo_p2p.consensus.presence import Presence
 from dudo_p2p.consensus.replica import Replica, Seating
 from dudo_p2p.consensus.secrets import EpochSecrets, RandomBytes
 from dudo_p2p.consensus.sync import SyncPacer
@@ -79,6 +80,11 @@ class MachineCore(ABC):
         self.expelled: set[int] = set()
         self.timers = Timers(timeouts, seating.n, now)
         self.removed_me = False
+        self.abandoned: list[bytes] = []  # the claims that ended the game abandoned (§4.6)
+        self.abandoned_by: int | None = None  # the seat the claims were about
+        self.table_gone = False
+        self.presence = Presence(timeouts.silence, seating.grace_ms / 1000)
+        self.went_on: dict[tuple[int, int], set[int]] = {}  # (epoch, target) we voted -> seats
         self.peer_lengths: dict[int, int] = {}
         self.peer_heads: dict[int, bytes] = {}  # each seat's head, as its last heartbeat said
         self.pacer = SyncPacer(timeouts.heartbeat)
@@ -111,6 +117,17 @@ class MachineCore(ABC):
     def _take_vote(self, voter: int, env: Envelope, now: float) -> None:
         """Hold ``voter``'s signed vote ``env`` and remove its target once a strict majority
         voted (removal.py)."""
+
+    @abstractmethod
+    def _tell_outcome(self, peer: int, now: float) -> None:
+        """``peer``'s heartbeat was heard: if the game was abandoned, tell it so (paced;
+        removal.py)."""
+
+    @abstractmethod
+    def _observe_chain(self, peer: int, entries: tuple[bytes, ...], now: float) -> None:
+        """``entries`` come from ``peer``'s chain (a sync reply): if they show it went on
+        without a removal we voted for, note it, and withdraw our vote once the removal can
+        no longer win a majority (removal.py)."""
 
     # ---- primitives ---------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from dudo_p2p.consensus.reasons import CheatKind, Reason
 from dudo_p2p.rules import Action, RoundResult, RuleSet
 
 
@@ -49,21 +50,21 @@ class RoundResolved:
 
 @dataclass(frozen=True)
 class PlayerLeft:
-    """A seat left the game; ``reason`` is the removal's reason: "timeout", "silent",
-    "quit", "equivocation", "bad-reveal"..."""
+    """A seat left the game for ``reason`` (a :class:`~dudo_p2p.consensus.reasons.Reason`;
+    ``PlayerLeft(our seat, ...)`` means the table removed us)."""
 
     seat: int
-    reason: str
+    reason: Reason
     detail: str = ""
 
 
 @dataclass(frozen=True)
 class CheatDetected:
-    """A peer was caught: ``what`` is "equivocation", "bad_reveal", "bad_signature"...; the proof
-    is in the log."""
+    """A peer was caught: ``what`` is a :class:`~dudo_p2p.consensus.reasons.CheatKind`; the
+    proof (two entries it signed) is kept for the record."""
 
     seat: int
-    what: str
+    what: CheatKind
     detail: str = ""
 
 
@@ -81,6 +82,38 @@ class GameOver:
     """The game ended; ``winner`` is a seat index."""
 
     winner: int
+
+
+@dataclass(frozen=True)
+class SeatDisconnected:
+    """Nothing heard from ``seat`` for the silence timeout: it is shown as disconnected and
+    the table waits for it until ``until`` (seconds on the session's clock: the end of the
+    table's reconnect grace), then votes it out (or, with two seats, ends the game)."""
+
+    seat: int
+    until: float
+
+
+@dataclass(frozen=True)
+class SeatReconnected:
+    """``seat``, shown as disconnected, is heard from again and keeps its seat."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class GameAbandoned:
+    """Two seats were left and ``seat`` went silent or stalled past the grace (or said so
+    itself): the game ends with no winner (protocol.md §4.6, the two-seat rule)."""
+
+    seat: int
+    reason: Reason
+
+
+@dataclass(frozen=True)
+class TableGone:
+    """No other seat was heard for the table-gone delay: the table is gone (every other seat
+    left, or we are cut off); the game ends for us with no winner."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +142,10 @@ Event = (
     | CheatDetected
     | TurnTimer
     | GameOver
+    | SeatDisconnected
+    | SeatReconnected
+    | GameAbandoned
+    | TableGone
     | Notice
     | TalkHeard
 )

@@ -3,11 +3,13 @@
 - :class:`EntryBook` remembers which entry each author signed for each slot (epoch, kind,
   seq): a second, different valid entry for a taken slot is equivocation, and the first one
   kept here is the other half of the proof.
-- :class:`VoteBook` holds the signed ``vote`` envelopes by (epoch, target) and the removal
-  certificates they completed: votes of a **strict majority of the epoch's other live
-  seats** remove the target (:meth:`VoteBook.tally`).
+- :class:`VoteBook` holds the signed ``vote`` envelopes by (epoch, target), the evidence
+  held against seats, and the removal certificates the votes completed: votes of a **strict
+  majority of the epoch's other live seats** remove the target, except that with **two
+  seats** left one vote is only a claim unless the target consented (its own vote) or
+  evidence proves it cheated (:meth:`VoteBook.tally`, protocol.md §4.6).
 - :func:`majority_removed` decides whether votes against us, of an epoch our log has
-  already left, still mean the table removed us.
+  already left, still mean the table removed us (never a lone vote at two seats).
 
 Bookkeeping only: the machine checks signatures (through the ``open_entry`` it passes),
 sends, chains and journals.
@@ -16,7 +18,9 @@ sends, chains and journals.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
+from dudo_p2p.consensus.reasons import Reason
 from dudo_p2p.consensus.replica import Seating
 from dudo_p2p.protocol.envelope import Envelope
 from dudo_p2p.protocol.kinds import Vote
@@ -52,12 +56,27 @@ class EntryBook:
         self.by_digest[digest] = env.to_bytes()
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """What the votes against a seat decide: ``remove`` it (``cert`` is the removal
+    certificate: the votes in seat order, then any evidence), or, with two seats left and
+    neither consent nor evidence, only a ``claim`` (``cert``: the claiming votes) that ends
+    the game abandoned, with no winner."""
+
+    remove: bool
+    reason: Reason
+    cert: list[bytes]
+
+
 class VoteBook:
-    """Signed removal votes by (epoch, target seat) and the certificates they completed."""
+    """Signed removal votes by (epoch, target seat), the evidence held against seats, and
+    the certificates the votes completed."""
 
     def __init__(self) -> None:
         self.votes: dict[tuple[int, int], dict[int, bytes]] = {}
         self.certificates: dict[tuple[int, int], list[bytes]] = {}
+        self.evidence: dict[int, tuple[bytes, bytes]] = {}  # seat -> two entries it signed
+        self.withdrawn: set[tuple[int, int]] = set()  # (epoch, target) we voted, then withdrew
 
     def voted(self, epoch: int, target: int, voter: int) -> bool:
         """``voter``'s vote against ``target`` in ``epoch`` is held."""
@@ -71,22 +90,36 @@ class VoteBook:
         """Our votes of ``epoch``, in the order their targets were first voted on."""
         return [box[me] for (e, _), box in self.votes.items() if e == epoch and me in box]
 
+    def withdraw(self, epoch: int, target: int, me: int) -> None:
+        """Forget our vote against ``target`` in ``epoch`` and never vote it again there: the
+        table went on without the removal (protocol.md §4.6, withdrawal)."""
+        self.votes.get((epoch, target), {}).pop(me, None)
+        self.withdrawn.add((epoch, target))
+
     def tally(
         self, epoch: int, target: int, participants: Iterable[int], open_entry: OpenEntry
-    ) -> tuple[str, list[bytes]] | None:
-        """When the votes against ``target`` come from a strict majority of the other
-        ``participants`` of ``epoch``: the reason (the first vote's) and the certificate
-        (their votes in seat order), which is kept; else None."""
+    ) -> Verdict | None:
+        """None until the votes against ``target`` come from a strict majority of the other
+        ``participants`` of ``epoch``; then a removal (the certificate is kept), or, with two
+        participants and neither the target's own vote nor evidence against it, a claim."""
         parts = tuple(participants)
         box = self.votes.get((epoch, target), {})
-        voters = {v for v in box if v in parts and v != target}
+        voters = sorted(v for v in box if v in parts and v != target)
         if len(voters) * 2 <= len(parts) - 1:
             return None
-        bodies = [open_entry(b).body for b in box.values()]
-        reason = next((b.reason for b in bodies if isinstance(b, Vote)), "removed")
-        cert = [box[v] for v in sorted(voters)]
+        bodies = [open_entry(box[v]).body for v in voters]
+        reason = next((Reason.parse(b.reason) for b in bodies if isinstance(b, Vote)),
+                      Reason.UNKNOWN)
+        cert = [box[v] for v in voters]
+        if len(parts) == 2:
+            if target in box:
+                cert = [box[v] for v in sorted({*voters, target})]  # consent: its own vote
+            elif target in self.evidence:
+                cert = [*cert, *self.evidence[target]]
+            else:
+                return Verdict(False, reason, cert)
         self.certificates[(epoch, target)] = cert
-        return reason, cert
+        return Verdict(True, reason, cert)
 
 
 def majority_removed(
@@ -94,10 +127,11 @@ def majority_removed(
 ) -> bool:
     """Signed votes against seat ``me`` of epoch ``epoch`` or earlier, from a strict
     majority of ``others`` (the other seats still in our game): the table removed us, even
-    in an epoch our log has left and where the certificate can no longer be chained."""
+    in an epoch our log has left and where the certificate can no longer be chained. One
+    other seat is never a majority here: at two seats a lone vote is a claim (§4.6)."""
     target = seating.pubs[me]
     voters = {
         seating.seat_of(v.author) for v in votes
         if isinstance(v.body, Vote) and v.body.target == target and v.round_no <= epoch
     }
-    return bool(others) and len(voters & others) * 2 > len(others)
+    return len(others) >= 2 and len(voters & others) * 2 > len(others)

@@ -41,8 +41,10 @@ def propose(
     rules: RuleSet,
     turn_timer_ms: int,
     players: Sequence[Candidate],
+    grace_ms: int = 0,
 ) -> Envelope:
-    """The host's signed genesis; ``players[0]`` must be the host itself."""
+    """The host's signed genesis; ``players[0]`` must be the host itself; ``grace_ms`` is
+    the reconnect grace (protocol.md §4.6)."""
     if not players or players[0].pub != host.public_key:
         raise InvalidValue("the host sits in seat 0")
     body = Genesis(
@@ -54,6 +56,7 @@ def propose(
         names=tuple(p.name for p in players),
         hosts=tuple(p.host for p in players),
         ports=tuple(p.port for p in players),
+        grace_ms=grace_ms,
     )
     return seal_envelope(host, game_id, 0, 0, body)
 
@@ -117,4 +120,5 @@ def seating_from(genesis: bytes, signatures: Sequence[bytes]) -> Seating:
         hosts=body.hosts,
         ports=body.ports,
         digest=head,
+        grace_ms=body.grace_ms,
     )

@@ -9,6 +9,8 @@ machine emits them:
     ["secrets", [epoch, key, nonce, shares...]]   our secrets of an epoch (durable, before
                                                   the commitment that depends on them)
     ["own", envelope]                             our own act (durable, before it is sent)
+    ["abandoned", seat, reason, [vote...]]        the two-seat game ended abandoned: the
+                                                  claim(s) against ``seat`` (durable)
 
 :func:`read_journal` decodes them lazily, in order, so a restore replays each record before
 it reads the next (the first record that does not replay is the one reported).
@@ -66,7 +68,16 @@ class Agreed:
     acks: list[bytes]
 
 
-Record = Item | Agreed | Removal | Secrets | Own
+@dataclass(frozen=True)
+class Abandoned:
+    """The game ended abandoned (two seats left, §4.6): the claims against ``seat``."""
+
+    seat: int
+    reason: str
+    claims: list[bytes]
+
+
+Record = Item | Agreed | Removal | Secrets | Own | Abandoned
 
 
 def item_record(data: bytes) -> bytes:
@@ -79,6 +90,10 @@ def agreed_record(data: bytes, acks: list[bytes]) -> bytes:
 
 def removal_record(epoch: int, target: int, reason: str, cert: list[bytes]) -> bytes:
     return removal_bytes(epoch, target, reason, cert)
+
+
+def abandoned_record(seat: int, reason: str, claims: list[bytes]) -> bytes:
+    return encode(["abandoned", seat, reason, list(claims)])
 
 
 def secrets_record(fields: list[object]) -> bytes:
@@ -106,5 +121,7 @@ def read_journal(records: Iterable[bytes]) -> Iterator[Record]:
                 yield Secrets(fields)
             case ["own", bytes() as data]:
                 yield Own(data)
+            case ["abandoned", int() as seat, str() as reason, list() as claims]:
+                yield Abandoned(seat, reason, [b for b in claims if isinstance(b, bytes)])
             case _:
                 raise DecodeError(f"unknown journal record {record[0]!r}")

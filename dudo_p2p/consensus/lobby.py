@@ -176,6 +176,7 @@ class Lobby:
         self.game_id = LOBBY_GAME_ID
         self.rules: RuleSet | None = None
         self.turn_timer_ms = 0
+        self.grace_ms = 0  # host: the reconnect grace the genesis carries (§4.6)
         self.players: list[Candidate] = []  # host: seat order so far
         self.targets: dict[bytes, _Target] = {}
         self.host_pub: bytes | None = None
@@ -199,8 +200,10 @@ class Lobby:
         seats: int,
         rules: RuleSet,
         turn_timer_ms: int,
+        grace_ms: int = 0,
     ) -> Lobby:
-        """The host's lobby: seat 0 is ours; ``game_id`` is 16 random bytes from the node."""
+        """The host's lobby: seat 0 is ours; ``game_id`` is 16 random bytes from the node;
+        ``grace_ms`` the reconnect grace of the game (protocol.md §4.6)."""
         if not 2 <= seats <= 6:
             raise InvalidValue(f"a table seats 2 to 6 players, not {seats}")
         if len(game_id) != GAME_ID_LEN or game_id == LOBBY_GAME_ID:
@@ -212,6 +215,7 @@ class Lobby:
         lobby.game_id = game_id
         lobby.rules = rules
         lobby.turn_timer_ms = turn_timer_ms
+        lobby.grace_ms = grace_ms
         lobby.players = [
             Candidate(identity.public_key, identity.x25519_public, lobby.name, lobby.link_host,
                       link_port)
@@ -355,7 +359,7 @@ class Lobby:
     def _propose(self, now: float) -> list[LobbyEffect]:
         assert self.rules is not None and self.table is not None
         env = propose(self.identity, self.game_id, self.table, self.rules, self.turn_timer_ms,
-                      self.players)
+                      self.players, self.grace_ms)
         out: list[LobbyEffect] = [Log("info", f"table {self.table} full: genesis proposed")]
         out.extend(self._take_genesis(env.to_bytes(), now))
         return out

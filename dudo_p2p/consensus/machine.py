@@ -49,6 +49,7 @@ from dudo_p2p.consensus.catchup import CatchUpMixin
 from dudo_p2p.consensus.core import VERIFIED_CACHE
 from dudo_p2p.consensus.effects import Effect, Emit, Log, Persist, Send
 from dudo_p2p.consensus.phases import PhasesMixin
+from dudo_p2p.consensus.reasons import Reason
 from dudo_p2p.consensus.record import encode_record
 from dudo_p2p.consensus.removal import RemovalMixin
 from dudo_p2p.consensus.replica import ChainItem, EpochPhase, NotYet, Seating, Stale
@@ -98,8 +99,9 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
 
     @property
     def over(self) -> bool:
-        """The game is over for our seat: it ended, or the table removed us."""
-        return self.replica.phase is EpochPhase.OVER or self.removed_me
+        """The game is over for our seat: it ended, the table removed us, it was abandoned
+        or the table is gone (:attr:`outcome` says which)."""
+        return self.outcome is not None
 
     @property
     def certificates(self) -> dict[tuple[int, int], list[bytes]]:
@@ -196,7 +198,8 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
     def record(self, genesis: bytes, signatures: list[bytes]) -> bytes:
         """The game record of our chain so far (see :mod:`dudo_p2p.consensus.record`)."""
         return encode_record(
-            genesis, signatures, self.replica.chain, self.votes.certificates, self.proofs
+            genesis, signatures, self.replica.chain, self.votes.certificates, self.proofs,
+            self.abandoned,
         )
 
     @classmethod
@@ -233,6 +236,8 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
                     machine.secrets = EpochSecrets.from_record(fields)
                 case journal.Own(data):
                     own.append(data)
+                case journal.Abandoned(seat, _, claims):
+                    machine.abandoned, machine.abandoned_by = claims, seat
         machine.persisted_len = len(rep.chain)
         machine.seen = {item.digest for item in rep.chain}
         if machine.secrets is not None and machine.secrets.epoch != rep.epoch.number:
@@ -256,7 +261,8 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         return self._flush(now)
 
     def leave(self, now: float) -> list[Effect]:
-        """Tell the table we leave for good."""
+        """Tell the table we leave for good (and consent to our removal: §4.6)."""
+        self._consent()
         self._out.append(Send(self._seal(0, Bye("quit")).to_bytes()))
         return self._flush(now)
 
@@ -309,6 +315,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
                 inner = self._open(entry)
                 inner_author = self.seating.seat_of(inner.author)
                 if inner_author is not None and inner_author != self.seat:
+                    self._observe_relay(author, inner, now)
                     self._consider(inner, now)
                 if isinstance(inner.body, Act) and inner.round_no == epoch:
                     ep = self.replica.epoch
@@ -329,7 +336,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
             case SyncReply(start=start, entries=entries, more=more):
                 self._take_reply(author, start, entries, more, now)
             case Bye():
-                self._vote(author, "quit", now)
+                self._vote(author, Reason.QUIT, now)
             case Talk(phrase=phrase):  # table talk: shown or dropped, never in the log
                 why = self.talk_book.take(author, env, self.replica.epoch.number, now)
                 self._out.append(Emit(ev.TalkHeard(author, phrase)) if why is None
@@ -367,7 +374,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         except Stale:
             return
         except CommitmentMismatch as exc:
-            self._cheat(author, "bad-reveal", str(exc), now)
+            self._bad_opening(env, author, str(exc), now)
             return
         self.entries.accept(env, digest)
         self.seen.add(digest)

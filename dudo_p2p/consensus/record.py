@@ -6,15 +6,18 @@ Format (protocol.md §4.8): one canonical msgpack map ::
      "genesis": bin,                 the host's signed genesis envelope
      "signatures": [bin, ...],       every seat's genesis-sign envelope
      "items": [item, ...],           the chain in order
-     "proofs": [[bin, bin], ...]}    equivocation proofs seen (informative)
+     "proofs": [[bin, bin], ...],    equivocation proofs seen (informative)
+     "abandoned": [bin, ...]}        only when the game ended abandoned: the claim votes
 
     item = bin                       an entry's signed envelope
-         | ["removal", epoch, seat, reason, [vote envelope, ...]]
+         | ["removal", epoch, seat, reason, [envelope, ...]]   votes, then any evidence
 
 :func:`verify_record` replays the items through a fresh
 :class:`~dudo_p2p.consensus.replica.Replica`, which re-checks every signature, hash link,
 commitment, derived die, rule and result, and checks each removal's votes (a strict majority
-of the other seats of that epoch). Pure: the caller reads the file.
+of the other seats of that epoch; with two seats, also the removed seat's own vote or
+evidence of its cheat: never the winner's word alone) and an abandonment's claim. Pure: the
+caller reads the file.
 """
 
 from __future__ import annotations
@@ -23,15 +26,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from dudo_p2p.consensus.bindings import check_vote
+from dudo_p2p.consensus.evidence import LOG_KINDS, check_proof, proves_cheat
 from dudo_p2p.consensus.genesis import seating_from
-from dudo_p2p.consensus.replica import ChainItem, Replica, Seating
+from dudo_p2p.consensus.replica import ChainItem, EpochPhase, Replica, Seating
 from dudo_p2p.errors import DecodeError, DudoError, RemoteProtocolError
 from dudo_p2p.protocol.codec import decode, encode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope
 from dudo_p2p.rules import GameState
 
+__all__ = ["FORMAT", "LOG_KINDS", "RecordViolation", "Summary", "check_certificate",
+           "check_proof", "encode_record", "verify_record"]
+
 FORMAT = "dudo-p2p-record/1"
-LOG_KINDS = frozenset({"act", "commit", "nonce", "reveal", "result-sign"})
 MAX_RECORD = 64 << 20
 RECORD_KEYS = frozenset({"format", "genesis", "signatures", "items", "proofs"})
 
@@ -57,6 +63,7 @@ class Summary:
     removals: tuple[tuple[int, str], ...]
     log_hash: str
     finished: bool
+    abandoned: bool = False  # two seats left and one went silent or stalled: no winner
 
 
 def encode_record(
@@ -65,8 +72,10 @@ def encode_record(
     chain: Sequence[ChainItem],
     certificates: dict[tuple[int, int], list[bytes]],
     proofs: Sequence[tuple[bytes, bytes]] = (),
+    abandoned: Sequence[bytes] = (),
 ) -> bytes:
-    """The record file's bytes for a chain (as a machine holds it)."""
+    """The record file's bytes for a chain (as a machine holds it); ``abandoned``: the claims
+    that ended it abandoned (§4.6), if it was."""
     items: list[object] = []
     for item in chain:
         if item.removed_seat is None:
@@ -74,15 +83,16 @@ def encode_record(
         else:
             votes = certificates.get((item.epoch, item.removed_seat), [])
             items.append(["removal", item.epoch, item.removed_seat, item.reason, list(votes)])
-    return encode(
-        {
-            "format": FORMAT,
-            "genesis": genesis,
-            "signatures": list(signatures),
-            "items": items,
-            "proofs": [list(p) for p in proofs],
-        }
-    )
+    doc: dict[str, object] = {
+        "format": FORMAT,
+        "genesis": genesis,
+        "signatures": list(signatures),
+        "items": items,
+        "proofs": [list(p) for p in proofs],
+    }
+    if abandoned:
+        doc["abandoned"] = list(abandoned)
+    return encode(doc)
 
 
 def check_certificate(
@@ -90,22 +100,33 @@ def check_certificate(
 ) -> None:
     """A removal of ``seat`` in epoch ``number`` (the current one, or the one just voided by
     other removals) needs signed votes from a strict majority of that epoch's other
-    participants; RemoteProtocolError otherwise."""
+    participants; with two participants also the seat's own vote (it quit) or two entries
+    it signed that prove it cheated (§4.6: the winner's word alone is a claim, not a
+    forfeit); RemoteProtocolError otherwise."""
     epoch = replica.removal_epoch(number)
     if epoch is None:
         raise RemoteProtocolError(f"a removal of epoch {number}: the log is past it")
     voters: set[int] = set()
+    consent = False
+    evidence: list[Envelope] = []
     for raw in votes:
         if not isinstance(raw, bytes):
             raise DecodeError("a vote is an envelope")
-        env = open_envelope(
-            raw, expect_game=seating.game_id, expect_round=epoch.number,
-            known_authors=seating.pubs,
-        )
+        env = open_envelope(raw, expect_game=seating.game_id, known_authors=seating.pubs)
         voter = seating.seat_of(env.author)
+        if voter == seat and env.kind in LOG_KINDS:
+            evidence.append(env)
+            continue
+        if env.round_no != epoch.number:
+            raise RemoteProtocolError(
+                f"a vote signed for round {env.round_no} in a removal of epoch {epoch.number}"
+            )
         if check_vote(env, seating) != seat:
             raise RemoteProtocolError("a vote for someone else")
-        if voter is None or voter == seat or voter not in epoch.participants:
+        if voter == seat:
+            consent = True
+            continue
+        if voter is None or voter not in epoch.participants:
             raise RemoteProtocolError(f"seat {voter} may not vote on seat {seat}")
         voters.add(voter)
     others = len(epoch.participants) - 1
@@ -113,14 +134,10 @@ def check_certificate(
         raise RemoteProtocolError(
             f"removal of seat {seat} has {len(voters)} votes of {others}: not a strict majority"
         )
-
-
-def check_proof(a: Envelope, b: Envelope) -> None:
-    """Two authenticated envelopes prove equivocation when one author signed two different
-    log entries for one slot (epoch, kind, seq); RemoteProtocolError otherwise."""
-    same_slot = (a.author, a.round_no, a.kind, a.seq) == (b.author, b.round_no, b.kind, b.seq)
-    if not same_slot or a.digest() == b.digest() or a.kind not in LOG_KINDS:
-        raise RemoteProtocolError("not a proof of equivocation")
+    if others == 1 and not consent and not proves_cheat(seating, seat, evidence):
+        raise RemoteProtocolError(
+            f"removal of seat {seat} of two on the other's word alone: a claim, not a forfeit"
+        )
 
 
 def verify_record(
@@ -135,8 +152,10 @@ def verify_record(
         raise RecordViolation(-1, f"not a record: {exc}") from exc
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise RecordViolation(-1, f"not a {FORMAT} file")
-    if set(doc) != RECORD_KEYS:  # an unknown key would be a byte no signature covers
-        raise RecordViolation(-1, f"a record has exactly the keys {sorted(RECORD_KEYS)}")
+    # an unknown key would be a byte no signature covers ("abandoned" holds signed claims)
+    if set(doc) - {"abandoned"} != RECORD_KEYS:
+        raise RecordViolation(-1, f"a record has exactly the keys {sorted(RECORD_KEYS)} "
+                                  "(and \"abandoned\" when the game was)")
     genesis, sigs, items = doc.get("genesis"), doc.get("signatures"), doc.get("items")
     if not isinstance(genesis, bytes) or not isinstance(sigs, list) or not isinstance(items, list):
         raise RecordViolation(-1, "record lacks genesis, signatures or items")
@@ -179,6 +198,12 @@ def verify_record(
                     raise DecodeError("a proof is a pair of envelopes")
         except DudoError as exc:
             raise RecordViolation(len(items) + index, f"proof: {exc}") from exc
+    abandoned = doc.get("abandoned")
+    if abandoned is not None:
+        try:
+            check_abandoned(seating, replica, abandoned)
+        except DudoError as exc:
+            raise RecordViolation(-1, f"abandoned: {exc}") from exc
     engine = replica.engine
     return Summary(
         names=seating.names,
@@ -189,4 +214,27 @@ def verify_record(
         removals=tuple(removals),
         log_hash=replica.head.hex(),
         finished=engine.winner is not None,
+        abandoned=abandoned is not None,
     )
+
+
+def check_abandoned(seating: Seating, replica: Replica, claims: object) -> None:
+    """A game ends abandoned only with two seats left, unfinished, on a signed claim by one
+    of them against the other of the last epoch or the one before (§4.6);
+    RemoteProtocolError otherwise."""
+    epoch = replica.epoch
+    parts = epoch.participants
+    if replica.phase is EpochPhase.OVER or len(parts) != 2:
+        raise RemoteProtocolError("only an unfinished game of two seats is abandoned")
+    if not isinstance(claims, list) or not claims:
+        raise DecodeError("a list of claim votes")
+    for raw in claims:
+        if not isinstance(raw, bytes):
+            raise DecodeError("a claim is a vote envelope")
+        env = open_envelope(raw, expect_game=seating.game_id, known_authors=seating.pubs)
+        voter = seating.seat_of(env.author)
+        target = check_vote(env, seating)
+        if voter not in parts:
+            raise RemoteProtocolError("a claim is a vote by one of the two seats")
+        if target not in parts or target == voter or env.round_no > epoch.number:
+            raise RemoteProtocolError("a claim names the other seat, in this epoch")

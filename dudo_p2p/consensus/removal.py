@@ -1,28 +1,44 @@
 """Faults and removal, the machine's side (protocol.md §4.5, §4.6): proofs, suspicion, votes.
 
 :class:`RemovalMixin` is the layer of :class:`~dudo_p2p.consensus.machine.TableMachine` that
-acts on faults; the bookkeeping is :mod:`~dudo_p2p.consensus.faults`:
+acts on faults; the bookkeeping is :mod:`~dudo_p2p.consensus.faults` (votes, certificates,
+evidence) and :mod:`~dudo_p2p.consensus.presence` (disconnected seats, the grace):
 
 - a second, different entry for a taken slot, or a ``proof`` from a peer, is checked
-  (:func:`~dudo_p2p.consensus.record.check_proof`), kept for the record, broadcast once, and
-  its author is expelled and voted out;
-- each tick, a seat the log waits for past its limit (:func:`~dudo_p2p.consensus.timers.awaited`),
-  a silent one, or an expelled one gets our signed ``vote`` (one per target and epoch);
+  (:func:`~dudo_p2p.consensus.evidence.check_proof`), kept for the record, broadcast once,
+  and its author is expelled and voted out; so is the author of a nonce or reveal that does
+  not open its commitment (its commit and the opening are kept as evidence);
+- each tick, a seat silent past the silence timeout is shown as disconnected, and the table
+  waits for it (its turn, its reveal) until the reconnect grace runs out; then it gets our
+  signed ``vote`` for ``silent``; a connected seat the log waits for past its limit
+  (:func:`~dudo_p2p.consensus.timers.awaited`) gets one for ``timeout``, an expelled one for
+  ``expelled`` (one vote per target and epoch);
 - when the votes of a strict majority of the epoch's other live seats are held, the target
   is removed: the replica voids the epoch, the removal and its certificate are journalled
-  durably, our secrets of the voided epoch are forgotten and the next epoch starts.
+  durably, our secrets of the voided epoch are forgotten and the next epoch starts;
+- **two seats**: one vote is a majority of one, so it removes only with the target's own
+  vote (it quit) or evidence of its cheat; otherwise it is a claim and the game ends
+  *abandoned*, with no winner, for the claimant and for the seat it names alike (a seat never
+  accepts its own removal on one peer's word);
+- a peer that voted and sees the others go on without the removal (they relay the target's
+  entries it refused) withdraws its vote instead of waiting for ever;
+- when no other seat at all is heard for the table-gone delay, the table is gone.
 """
 
 from __future__ import annotations
 
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus import journal
+from dudo_p2p.consensus.act_certs import agreed_item
 from dudo_p2p.consensus.bindings import check_vote
 from dudo_p2p.consensus.core import MachineCore
 from dudo_p2p.consensus.effects import Emit, Log, Persist, Send
-from dudo_p2p.consensus.record import check_proof
+from dudo_p2p.consensus.evidence import bad_opening, check_proof
+from dudo_p2p.consensus.reasons import CheatKind, Outcome, Reason
 from dudo_p2p.consensus.replica import EpochPhase
+from dudo_p2p.consensus.sync import removal_certificate
 from dudo_p2p.consensus.timers import awaited
+from dudo_p2p.errors import RemoteProtocolError
 from dudo_p2p.protocol.envelope import Envelope
 from dudo_p2p.protocol.kinds import Proof, Vote
 
@@ -48,76 +64,151 @@ class RemovalMixin(MachineCore):
             return
         self.expelled.add(seat)
         self.proofs.append((first, second))
+        self.votes.evidence.setdefault(seat, (first, second))
         self._out.append(Send(self._seal(0, Proof(first, second)).to_bytes()))
-        self._cheat(seat, "equivocation", f"two {a.kind} entries for one slot", now)
+        self._cheat(seat, CheatKind.EQUIVOCATION, f"two {a.kind} entries for one slot", now)
 
-    def _cheat(self, seat: int, what: str, detail: str, now: float) -> None:
-        """``seat`` is caught (``what``: equivocation, bad-reveal): tell, expel, vote."""
+    def _bad_opening(self, env: Envelope, seat: int, detail: str, now: float) -> None:
+        """``env``, a nonce or reveal by ``seat``, does not open its commitment: keep the
+        commit and the opening as evidence (a two-seat removal needs it), then tell, vote."""
+        pair = bad_opening(self.replica, seat, env, self._open)
+        if pair is not None:
+            self.votes.evidence.setdefault(seat, pair)
+        self._cheat(seat, CheatKind.BAD_REVEAL, detail, now)
+
+    def _cheat(self, seat: int, what: CheatKind, detail: str, now: float) -> None:
+        """``seat`` is caught: tell, expel, vote."""
         self._out.append(Emit(ev.CheatDetected(seat, what, detail)))
         self._out.append(Log("warning", f"seat {seat} caught: {what}: {detail}"))
         self.expelled.add(seat)
-        self._vote(seat, what, now)
+        self._vote(seat, what.reason, now)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended for our seat, or None while it runs."""
+        if self.removed_me:
+            return Outcome.REMOVED
+        if self.abandoned:
+            return Outcome.ABANDONED
+        if self.table_gone:
+            return Outcome.TABLE_GONE
+        if self.replica.phase is EpochPhase.OVER:
+            return Outcome.FINISHED
+        return None
 
     def _suspect(self, now: float) -> None:
-        """Vote out, in this order, the seats the log awaits past their limit, the silent
-        ones and the expelled ones (a vote may remove a seat and start the next epoch)."""
+        """Tell who is disconnected or back; vote out, in this order, the connected seats the
+        log awaits past their limit, the disconnected ones past their grace and the expelled
+        ones (a vote may remove a seat and start the next epoch); notice a table gone."""
         rep = self.replica
+        parts = rep.epoch.participants
+        for seat in parts:
+            if seat != self.seat:
+                event = self.presence.observe(seat, self.timers.last_heard[seat], now)
+                if event is not None:
+                    self._out.append(Emit(event))
         mine = self.race.slot.mine
         acked: set[int] | None = None
         if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
             acked = self.race.acks(mine, rep.epoch.number)
         waiting, limit = awaited(rep, acked, self.seating.turn_timer_ms, self.timeouts)
+        if len(parts) == 2:
+            limit += self.presence.grace  # a stall ends a two-seat game: wait it out as long
         for seat in waiting:
-            if seat != self.seat and self.timers.stuck_past(limit, now):
-                self._vote(seat, "timeout", now)
-        for seat in rep.epoch.participants:
-            if seat != self.seat and self.timers.silent(seat, now):
-                self._vote(seat, "silent", now)
+            if seat == self.seat or seat in self.presence.away:
+                continue  # a disconnected seat is waited for until its grace runs out
+            if self.timers.stuck_past(limit, now) and not self.presence.back_within(
+                seat, limit, now
+            ):
+                self._vote(seat, Reason.TIMEOUT, now)
+        for seat in parts:
+            if seat != self.seat and self.presence.gone(seat, now):
+                self._vote(seat, Reason.SILENT, now)
         for seat in self.expelled & set(rep.epoch.participants):
-            self._vote(seat, "expelled", now)
+            self._vote(seat, Reason.EXPELLED, now)
+        if self.outcome is None and self.presence.table_gone(
+            self.timers.last_heard, self.seat, now
+        ):
+            self.table_gone = True
+            self._out.append(Emit(ev.TableGone()))
+            self._out.append(Log("warning", "no seat heard for long: the table is gone"))
 
-    def _vote(self, target: int, reason: str, now: float) -> None:
-        """Sign and send our vote against ``target`` in the current epoch, once. Only a seat
-        of the epoch votes: an eliminated seat signs nothing (§4.3); its vote would not count,
-        and having voted it would ignore the target's entries of the epoch, even those that
-        catch-up brings it from a table that never removed the target (soak seed 1152)."""
+    def _vote(self, target: int, reason: Reason, now: float) -> None:
+        """Sign and send our vote against ``target`` in the current epoch, once (never again
+        in an epoch where we withdrew it). Only a seat of the epoch votes: an eliminated seat
+        signs nothing (§4.3); its vote would not count, and having voted it would ignore the
+        target's entries of the epoch, even those that catch-up brings it from a table that
+        never removed the target (soak seed 1152)."""
         epoch = self.replica.epoch.number
         parts = self.replica.epoch.participants
         if target not in parts or target == self.seat or self.seat not in parts:
             return
         box = self.votes.box(epoch, target)
-        if self.seat in box:
+        if self.seat in box or (epoch, target) in self.votes.withdrawn:
             return
         # seq = the target's seat: the vote's signature names its epoch and its target (§4.6)
-        env = self._seal(target, Vote(self.seating.pubs[target], reason[:16]))
+        env = self._seal(target, Vote(self.seating.pubs[target], reason.value))
         box[self.seat] = env.to_bytes()
         self._out.append(Send(env.to_bytes()))
         self._maybe_remove(epoch, target, now)
 
+    def _consent(self) -> None:
+        """We leave for good: our own signed vote against our seat (reason quit) is our
+        consent, the evidence a two-seat forfeit needs (§4.6)."""
+        ep = self.replica.epoch
+        if self.seat not in ep.participants or self.outcome is not None:
+            return
+        env = self._seal(self.seat, Vote(self.identity.public_key, Reason.QUIT.value))
+        self.votes.box(ep.number, self.seat)[self.seat] = env.to_bytes()
+        self._out.append(Send(env.to_bytes()))
+
     def _take_vote(self, voter: int, env: Envelope, now: float) -> None:
         target = check_vote(env, self.seating)
         assert isinstance(env.body, Vote)
+        if target == self.seat and voter != self.seat:
+            self._out.append(Log("info", f"seat {voter} votes to remove us: {env.body.reason}"))
         if self.replica.removal_epoch(env.round_no) is None:
+            if target == self.seat and self._claim_of_last_epoch(voter, env):
+                self._abandon(target, Reason.parse(env.body.reason), [env.to_bytes()])
             return
         self.replays.take(env)
-        if target == self.seat:
-            self._out.append(Log("info", f"seat {voter} votes to remove us: {env.body.reason}"))
         self.votes.box(env.round_no, target)[voter] = env.to_bytes()
         self._maybe_remove(env.round_no, target, now)
 
+    def _claim_of_last_epoch(self, voter: int, env: Envelope) -> bool:
+        """Two seats, and the other one claims us silent in the epoch before ours, which had
+        the same two seats (we finished it; our last signature never reached it): the game
+        is abandoned all the same. The epoch's result signatures say who took part in it."""
+        rep = self.replica
+        parts = rep.epoch.participants
+        if len(parts) != 2 or voter not in parts or rep.epoch.voided is not None:
+            return False
+        if env.round_no != rep.epoch.number - 1 or self.outcome is not None:
+            return False
+        signers = {
+            self._open(item.data).author for item in rep.chain
+            if item.epoch == env.round_no and item.data
+            and self._open(item.data).kind == "result-sign"
+        }
+        return signers == {self.seating.pubs[s] for s in parts}
+
     def _maybe_remove(self, epoch: int, target: int, now: float) -> None:
         """Remove ``target`` in ``epoch`` if that removal may still be applied, is not yet,
-        and the votes held make a strict majority."""
+        and the votes held make a strict majority (with two seats: with its consent or
+        evidence; a lone claim abandons the game instead)."""
         state = self.replica.removal_epoch(epoch)
-        if state is None or target not in state.participants:
+        if state is None or target not in state.participants or self.outcome is not None:
             return
         if any(item.epoch == epoch and item.removed_seat == target for item in
                self.replica.chain[state.anchor_index :]):
             return  # already removed in that epoch
-        tally = self.votes.tally(epoch, target, state.participants, self._open)
-        if tally is None:
+        verdict = self.votes.tally(epoch, target, state.participants, self._open)
+        if verdict is None:
             return
-        reason, cert = tally
+        if not verdict.remove:
+            self._abandon(target, verdict.reason, verdict.cert)
+            return
+        reason, cert = verdict.reason, verdict.cert
         self.replica.remove(target, reason, epoch)
         self._out.append(
             Persist(journal.removal_record(epoch, target, reason, cert), durable=True)
@@ -135,3 +226,64 @@ class RemovalMixin(MachineCore):
             self._out.append(Emit(ev.GameOver(self.replica.engine.winner)))
         self._turn_event(now)
         self._advance(now)
+
+    def _abandon(self, seat: int, reason: Reason, claims: list[bytes]) -> None:
+        """Two seats left and one claims the other silent or stalled: the game ends with no
+        winner, for both (the claim is kept for the record and journalled durably)."""
+        if self.abandoned:
+            return
+        self.abandoned = list(claims)
+        self.abandoned_by = seat
+        self._out.append(Persist(journal.abandoned_record(seat, reason, claims), durable=True))
+        self._out.append(Emit(ev.GameAbandoned(seat, reason)))
+        self._out.append(Log("warning", f"two seats left, seat {seat} {reason}: abandoned"))
+
+    def _tell_outcome(self, peer: int, now: float) -> None:
+        """We abandoned the game and ``peer`` still beats: send it the claims (paced)."""
+        if not self.abandoned or not self.pacer.may_tell("abandoned", peer, now):
+            return
+        self.pacer.told_now("abandoned", peer, now)
+        for claim in self.abandoned:
+            self._out.append(Send(claim, to=peer))
+
+    def untold(self) -> set[int]:
+        """Seats whose removal (or the abandonment naming them) we hold but have not yet
+        told them, because they have not beaten since: a finished node waits a while for
+        them before leaving (they were down and may come back)."""
+        seats = {i.removed_seat for i in self.replica.chain
+                 if i.removed_seat is not None and i.reason != Reason.QUIT}  # it knows
+        if self.abandoned_by is not None:
+            seats.add(self.abandoned_by)
+        told = {peer for _, peer in self.pacer.told}
+        return {s for s in seats if s not in told and s not in self.expelled} - {self.seat}
+
+    def _observe_relay(self, relayer: int, env: Envelope, now: float) -> None:
+        """``relayer`` holds ``env``, an entry we refused because we voted its author out
+        of its epoch: it went on without the removal (see :meth:`_observe_chain`)."""
+        author = self.seating.seat_of(env.author)
+        if author is None or relayer == author or env.digest() in self.seen:
+            return
+        ep = self.replica.epoch
+        key = (env.round_no, author)
+        if env.round_no != ep.number or not self.votes.voted(ep.number, author, self.seat):
+            return
+        seen = self.went_on.setdefault(key, set())
+        seen.add(relayer)
+        others = set(ep.participants) - {author}
+        if len(others - seen) * 2 > len(others):
+            return  # the removal can still win a strict majority: keep waiting for it
+        self.votes.withdraw(ep.number, author, self.seat)
+        self.timers.last_heard[author] = max(self.timers.last_heard[author], now)
+        self._out.append(Log("warning", f"withdrew our vote against seat {author}: "
+                                        "the table went on without the removal"))
+
+    def _observe_chain(self, peer: int, entries: tuple[bytes, ...], now: float) -> None:
+        for data in entries:
+            if removal_certificate(data) is not None:
+                continue
+            try:
+                agreed = agreed_item(data)
+                env = self._open(agreed[0] if agreed is not None else data)
+            except RemoteProtocolError:
+                continue
+            self._observe_relay(peer, env, now)

@@ -96,6 +96,7 @@ class Seating:
     hosts: tuple[str, ...]
     ports: tuple[int, ...]
     digest: bytes
+    grace_ms: int = 0  # the reconnect grace (protocol.md §4.6)
 
     def seat_of(self, pub: bytes) -> int | None:
         """The seat of the player with Ed25519 key ``pub``, or None."""

@@ -65,6 +65,7 @@ log = logging.getLogger(__name__)
 TICK_EVERY = 0.05  # the machine's timers run at least this often (heartbeats, votes, resends)
 MAX_EARLY_FRAMES = 1024  # game frames kept while our machine does not exist yet
 SETTLE_GRACE = 3.0  # after the game ends, serve lagging peers at most this long
+TELL_LINGER = 10.0  # ... and wait at most this long for a removed seat to hear of it (§4.6)
 # Token bucket per claimed sender (the link's routing id): a peer sends a few dozen frames a
 # second at most (entries, acks, heartbeats, catch-up chunks), so a flood is dropped before
 # any parsing or signature check. Senders past MAX_BUCKETS share one bucket (bounded memory
@@ -570,7 +571,10 @@ class Node:
 def settled(machine: TableMachine, over_at: float, now: float) -> bool:
     """Our game ended at ``over_at`` and leaving at ``now`` strands no one: the last heartbeat
     of every other seat still at the table (not removed, dice or not) shows our head, or we
-    were removed, or :data:`SETTLE_GRACE` ran out.
+    were removed (or the table is gone), or :data:`SETTLE_GRACE` ran out; and every seat we
+    removed (or whose silence abandoned the game) has been told so, or :data:`TELL_LINGER`
+    ran out (it was down when the votes went round and may come back: it must not wait for
+    nobody, protocol.md §4.6 "Told, always").
 
     Our *head*, not only our length: a peer still in an epoch a removal voided holds that
     epoch's entries, so its log may be longer than ours while it lacks the removal that
@@ -587,10 +591,16 @@ def settled(machine: TableMachine, over_at: float, now: float) -> bool:
     so all of them settle within a round trip of the last entry."""
     if not machine.over:
         return False
-    if now - over_at > SETTLE_GRACE or machine.removed_me:
+    if machine.removed_me or machine.table_gone:
+        return True
+    if machine.untold() and now - over_at <= TELL_LINGER:
+        return False
+    if now - over_at > SETTLE_GRACE:
         return True
     head = machine.replica.head
     gone = {target for _, target in machine.certificates} | machine.expelled
+    if machine.abandoned_by is not None:
+        gone.add(machine.abandoned_by)
     others = [s for s in range(machine.seating.n) if s != machine.seat and s not in gone]
     return all(machine.peer_heads.get(s) == head for s in others)
 

@@ -69,7 +69,8 @@ class Welcome(Message):
 @message("genesis")
 @dataclass(frozen=True)
 class Genesis(Message):
-    """The host's proposal of the game: seating order, rule set, turn timer, addresses.
+    """The host's proposal of the game: seating order, rule set, turn timer, addresses, and
+    the reconnect grace (a silent seat is waited for ``grace_ms`` before it is voted out).
 
     Seat i is ``pubs[i]`` (Ed25519), ``x25519s[i]``, ``names[i]``, reachable at
     ``hosts[i]:ports[i]``. The game starts when every seat has signed it (``genesis-sign``).
@@ -83,6 +84,8 @@ class Genesis(Message):
     names: Annotated[tuple[Name, ...], MaxLen(MAX_SEATS)]
     hosts: Annotated[tuple[Annotated[str, MaxLen(64)], ...], MaxLen(MAX_SEATS)]
     ports: Annotated[tuple[Port, ...], MaxLen(MAX_SEATS)]
+    # the reconnect grace (protocol.md §4.6): how long a silent seat is waited for
+    grace_ms: Annotated[int, Range(0, 600_000)] = 0
 
 
 @message("genesis-sign")

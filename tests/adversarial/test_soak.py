@@ -63,13 +63,33 @@ def soak_game(seed: int) -> dict[str, object]:
         if steps > MAX_STEPS:
             raise AssertionError(f"soak game {seed} ({n} peers) hangs at t={net.now:.1f}")
     at_table = [s for s in range(n) if not net.machines[s].removed_me]
+    if any(net.machines[s].abandoned for s in at_table):
+        return abandoned_game(net, seed, at_table) | {"steps": steps, "crashes": len(crashes)}
     heads = {net.machines[s].replica.head for s in at_table}
     assert len(heads) == 1, f"soak game {seed}: {len(heads)} different log hashes"
     winners = {net.machines[s].replica.engine.winner for s in at_table}
     assert len(winners) == 1 and None not in winners, f"soak game {seed}: winners {winners}"
     summary = verify_record(net.machines[at_table[0]].record(net.genesis, net.signatures))
     assert summary.finished
-    return {"peers": n, "steps": steps, "crashes": len(crashes), "sim_seconds": net.now}
+    return {"peers": n, "steps": steps, "crashes": len(crashes), "sim_seconds": net.now,
+            "abandoned": False}
+
+
+def abandoned_game(net: FakeNet, seed: int, at_table: list[int]) -> dict[str, object]:
+    """Two seats were left and one was down past the grace: the game is abandoned (§4.6).
+    Every seat still at the table knows it, nobody wins, every record verifies as abandoned,
+    and the logs agree: each is a prefix of the longest (the seat that went down may have
+    chained one phase more than the other saw)."""
+    for s in at_table:
+        m = net.machines[s]
+        assert m.abandoned, f"soak game {seed}: seat {s} was not told the game was abandoned"
+        assert m.replica.engine.winner is None
+        summary = verify_record(m.record(net.genesis, net.signatures))
+        assert summary.abandoned and not summary.finished
+    chains = [[i.digest for i in net.machines[s].replica.chain] for s in at_table]
+    longest = max(chains, key=len)
+    assert all(c == longest[: len(c)] for c in chains), f"soak game {seed}: logs diverge"
+    return {"peers": len(net.machines), "sim_seconds": net.now, "abandoned": True}
 
 
 def run_soak(games: int, first_seed: int) -> tuple[list[str], float]:
@@ -110,9 +130,12 @@ def test_a_peer_removed_while_down_learns_it_even_with_a_longer_log(seed: int) -
     """Seeds 57 and 174: a seat down long enough to be voted out restarts from a journal that
     holds the voided epoch's entries, so its log is *longer* than the table's and it never
     asks to catch up; it used to vote the last other seat out and "win" too. The table now
-    answers a removed seat's heartbeat with the removal and its votes."""
+    answers a removed seat's heartbeat with the removal and its votes. (Two seats: since the
+    two-seat rule of §4.6 a silence claim abandons the game, and the seat that comes back is
+    told so by the same heartbeat answer.)"""
     result = soak_game(seed)
     assert result["crashes"] == 2
+    assert result["abandoned"] is True
 
 
 @pytest.mark.parametrize("seed", [317, 892])
@@ -147,9 +170,10 @@ def test_a_lost_vote_is_sent_again_and_removals_are_told_in_order(seed: int) -> 
 def test_a_seat_removed_in_an_epoch_it_had_already_left_stops() -> None:
     """Seed 952 (two seats): one seat finished an epoch and crashed before its last result
     signature reached the other, which then voted it out in that epoch; back from its
-    journal it was an epoch ahead, could not chain the removal, and hung. Votes of a strict
-    majority of the other seats against us now stop us, whatever epoch they name."""
-    soak_game(952)
+    journal it was an epoch ahead, could not chain the removal, and hung. With two seats the
+    vote is a claim that abandons the game (§4.6); a claim naming the epoch before ours, which
+    we finished with the same two seats, abandons it for us too."""
+    assert soak_game(952)["abandoned"] is True
 
 
 def test_a_peer_that_voted_a_seat_out_does_not_finish_the_epoch_with_it() -> None:

@@ -28,13 +28,14 @@ def identities(n: int, seed: int) -> list[Identity]:
 
 
 def make_genesis(
-    ids: list[Identity], rules: RuleSet, *, timer_ms: int = 0, game_id: bytes = bytes(range(16))
+    ids: list[Identity], rules: RuleSet, *, timer_ms: int = 0, game_id: bytes = bytes(range(16)),
+    grace_ms: int = 0,
 ) -> tuple[bytes, list[bytes]]:
     players = [
         Candidate(i.public_key, i.x25519_public, f"p{k}", "127.0.0.1", 4000 + k)
         for k, i in enumerate(ids)
     ]
-    genesis = propose(ids[0], game_id, "ABCDE", rules, timer_ms, players)
+    genesis = propose(ids[0], game_id, "ABCDE", rules, timer_ms, players, grace_ms)
     return genesis.to_bytes(), [sign(i, genesis).to_bytes() for i in ids]
 
 
@@ -59,10 +60,13 @@ class FakeNet:
         timeouts: Timeouts | None = None,
         timer_ms: int = 0,
         act_prob: float = 0.5,
+        grace_ms: int = 0,
     ) -> None:
         self.rng = random.Random(seed)
         self.ids = identities(n, seed)
-        self.genesis, self.signatures = make_genesis(self.ids, rules, timer_ms=timer_ms)
+        self.genesis, self.signatures = make_genesis(
+            self.ids, rules, timer_ms=timer_ms, grace_ms=grace_ms
+        )
         self.seating: Seating = seating_from(self.genesis, self.signatures)
         self.now = 0.0
         self.route = route or self.default_route

@@ -14,7 +14,8 @@ from dudo_p2p.rules import RuleSet
 
 def test_the_winner_by_forfeit_stays_until_a_seat_on_a_longer_voided_log_has_the_removal() -> None:
     """Three seats, one eliminated (it follows the log, signs nothing). One of the last two
-    crashes mid-round; the survivor's votes and its first telling of the removal never reach
+    quits mid-round (its own vote is the consent a two-seat forfeit needs, §4.6) and is gone;
+    the survivor's votes and its first telling of the removal never reach
     the eliminated seat, whose log, holding the voided round, is longer than the survivor's.
     The survivor, over by the forfeit, leaves the moment :func:`settled` says so. Counting
     a peer settled on its log *length* let it leave at once (the observer's length passes
@@ -35,6 +36,7 @@ def test_the_winner_by_forfeit_stays_until_a_seat_on_a_longer_voided_log_has_the
         return original(src, dst, frame, now)
 
     net.route = route
+    net.apply(crashed, net.machines[crashed].leave(net.now))
     net.crash(crashed)
     winner = net.machines[survivor]
     net.run_until(lambda: winner.over, max_steps=50_000)

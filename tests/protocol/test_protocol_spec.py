@@ -16,6 +16,7 @@ from spec_tables import code_kinds, plain, render, section, spec_text, tables
 import dudo_p2p
 from dudo_p2p.cli.main import build_parser
 from dudo_p2p.consensus.lobby import GENESIS_EVERY, HELLO_EVERY
+from dudo_p2p.consensus.presence import HUMAN_GRACE, TABLE_GONE_AFTER
 from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS
 from dudo_p2p.node.node import SETTLE_GRACE, TICK_EVERY
 
@@ -115,6 +116,8 @@ def test_the_timers_table_is_the_constants() -> None:
         "silence": DEFAULT_TIMEOUTS.silence,
         "human turn": host.turn_timer,
         "turn grace": DEFAULT_TIMEOUTS.turn_grace,
+        "reconnect grace": HUMAN_GRACE,
+        "table gone": TABLE_GONE_AFTER,
     }
 
 

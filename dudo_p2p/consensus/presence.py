@@ -1,0 +1,57 @@
+"""Who is connected (protocol.md §4.6): the silence timeout, the reconnect grace, table gone.
+
+Pure bookkeeping on the times the machine is given. A seat not heard for the silence timeout
+is **disconnected** (the session is told at once, with the end of its grace); the table waits
+for it until the table's reconnect grace (genesis ``grace_ms``) has run out too, and only then
+is it voted out for ``silent`` (with two seats left: the game is abandoned). A seat heard
+again within the grace is **reconnected**; the step timeouts it owes count from then, not from
+the last move of the log (it must have the time to catch up before it is suspected). When no
+other seat at all is heard for the table-gone delay, the table is gone.
+"""
+
+from __future__ import annotations
+
+from dudo_p2p.consensus import events as ev
+
+TABLE_GONE_AFTER = 10.0  # seconds past silence + grace with no seat heard: the table is gone
+HUMAN_GRACE = 30.0  # the reconnect grace a host offers by default at a table with a person
+
+
+class Presence:
+    """Disconnected seats and the end of their grace, and when seats came back."""
+
+    def __init__(self, silence: float, grace: float) -> None:
+        self.silence = silence
+        self.grace = grace
+        self.away: dict[int, float] = {}  # seat -> end of its grace
+        self.back_at: dict[int, float] = {}  # seat -> when it was last heard again
+
+    def observe(self, seat: int, last_heard: float, now: float) -> ev.Event | None:
+        """Update ``seat``'s state from when it was last heard; the event to tell, if any."""
+        silent = now - last_heard > self.silence
+        if silent and seat not in self.away:
+            self.away[seat] = last_heard + self.silence + self.grace
+            return ev.SeatDisconnected(seat, self.away[seat])
+        if not silent and seat in self.away:
+            del self.away[seat]
+            self.back_at[seat] = now
+            return ev.SeatReconnected(seat)
+        return None
+
+    def waiting_for(self, seat: int, now: float) -> bool:
+        """``seat`` is disconnected and its grace has not run out: the table waits for it."""
+        return seat in self.away and now <= self.away[seat]
+
+    def gone(self, seat: int, now: float) -> bool:
+        """``seat`` is disconnected and its grace has run out."""
+        return seat in self.away and now > self.away[seat]
+
+    def back_within(self, seat: int, limit: float, now: float) -> bool:
+        """``seat`` came back less than ``limit`` seconds ago (its step timeouts restart)."""
+        return now - self.back_at.get(seat, -1e9) <= limit
+
+    def table_gone(self, last_heard: dict[int, float], me: int, now: float) -> bool:
+        """No seat but ours heard for silence + grace + :data:`TABLE_GONE_AFTER` seconds."""
+        after = self.silence + self.grace + TABLE_GONE_AFTER
+        others = [t for s, t in last_heard.items() if s != me]
+        return bool(others) and all(now - t > after for t in others)

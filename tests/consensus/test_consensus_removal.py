@@ -1,0 +1,227 @@
+"""Removal needs agreement of the living (protocol.md §4.6): the two-seat rule, consent and
+evidence, told always, the reconnect grace, table gone, and withdrawing a lone suspicion.
+
+Every test runs on FakeNet (injected clock, seeded RNG) and failed on the code before the
+rule it shows (the two-seat forfeit on one vote, the seat accepting its own removal, the
+removed seat hanging, the suspicious peer stalling the table)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dudo_p2p.consensus import events as ev
+from dudo_p2p.consensus.reasons import Outcome, Reason
+from dudo_p2p.consensus.record import RecordViolation, encode_record, verify_record
+from dudo_p2p.consensus.replica import ChainItem, EpochPhase, removal_digest
+from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
+from dudo_p2p.protocol.kinds import Reveal, Vote
+from dudo_p2p.rules import RuleSet
+
+from .fakenet import FakeNet
+
+FAST = RuleSet(starting_dice=3)
+
+
+def bidding(net: FakeNet, seat: int = 0) -> bool:
+    rep = net.machines[seat].replica
+    return rep.epoch.number >= 2 and rep.phase is EpochPhase.BIDDING
+
+
+def lone_vote(net: FakeNet, voter: int, target: int, reason: str = "silent") -> bytes:
+    """A vote signed by ``voter`` against ``target`` at the target's current epoch."""
+    epoch = net.machines[target].replica.epoch.number
+    body = Vote(net.ids[target].public_key, reason)
+    return seal_envelope(net.ids[voter], net.seating.game_id, epoch, target, body).to_bytes()
+
+
+def left(net: FakeNet, observer: int) -> list[tuple[int, str]]:
+    return [(e.seat, e.reason) for e in net.events[observer] if isinstance(e, ev.PlayerLeft)]
+
+
+# ---- 21 §1: the two-seat rule ---------------------------------------------------------------
+
+
+def test_one_silent_vote_at_two_seats_neither_removes_the_live_seat_nor_crowns_the_voter() -> None:
+    """A hostile seat 1 signs one vote{silent} against the live seat 0 at a two-seat table
+    (issue 21 §1: it used to be a strict majority of one; seat 0 accepted its own removal and
+    its own record verified 'won by hostile'). Seat 0 now refuses its own removal: the claim
+    only ends the game abandoned, with no winner, and seat 0's record says so."""
+    net = FakeNet(2, FAST, seed=3)
+    net.run_until(lambda: bidding(net))
+    net.crash(1)  # the hostile seat plays no more; its signed vote is all it sends
+    net.inject(0, lone_vote(net, 1, 0))
+    victim = net.machines[0]
+    net.run_until(lambda: victim.over, max_steps=2_000)
+    assert not victim.removed_me, "a seat never accepts its own removal on one peer's word"
+    assert victim.outcome is Outcome.ABANDONED
+    assert victim.replica.engine.winner is None
+    assert not left(net, 0)
+    summary = verify_record(victim.record(net.genesis, net.signatures))
+    assert summary.abandoned and summary.winner is None and not summary.removals
+
+
+def test_verify_refuses_a_two_seat_forfeit_whose_only_evidence_is_the_winners_vote() -> None:
+    """The record a hostile winner would write: the chain to the epoch's anchor, then the
+    removal of seat 0 on seat 1's vote alone. It verified ('won by hostile'); now refused."""
+    net = FakeNet(2, FAST, seed=3)
+    net.run_until(lambda: bidding(net))
+    rep = net.machines[1].replica
+    epoch = rep.epoch.number
+    chain = [*rep.chain[: rep.epoch.anchor_index],
+             ChainItem(epoch, removal_digest(net.seating.game_id, epoch, 0), removed_seat=0,
+                       reason="silent")]
+    forged = encode_record(net.genesis, net.signatures, chain, {(epoch, 0): [lone_vote(net, 1, 0)]})
+    with pytest.raises(RecordViolation, match="claim, not a forfeit"):
+        verify_record(forged)
+
+
+def test_a_crash_at_two_seats_pauses_then_abandons_after_the_grace_with_no_winner() -> None:
+    """Seat 1 dies for good at a two-seat table with a 10 s grace: seat 0 shows it
+    disconnected within the silence timeout, waits out the grace (no vote, no winner), then
+    the game ends abandoned (it used to be a forfeit win 5 s after the crash)."""
+    net = FakeNet(2, FAST, seed=4, grace_ms=10_000)
+    net.run_until(lambda: bidding(net))
+    net.crash(1)
+    crashed_at = net.now
+    m = net.machines[0]
+    net.run_until(lambda: any(isinstance(e, ev.SeatDisconnected) for e in net.events[0]))
+    assert net.now - crashed_at <= 5.0
+    net.run_until(lambda: m.over, max_steps=5_000)
+    assert net.now - crashed_at >= 10.0, "the grace is waited out"
+    assert m.outcome is Outcome.ABANDONED and m.replica.engine.winner is None
+    assert any(isinstance(e, ev.GameAbandoned) and e.seat == 1 for e in net.events[0])
+    assert verify_record(m.record(net.genesis, net.signatures)).abandoned
+
+
+def test_quitting_at_two_seats_is_a_forfeit_the_record_proves_by_the_quitters_own_vote() -> None:
+    net = FakeNet(2, FAST, seed=5)
+    net.run_until(lambda: bidding(net))
+    net.apply(1, net.machines[1].leave(net.now))
+    net.crash(1)
+    m = net.machines[0]
+    net.run_until(lambda: m.over, max_steps=2_000)
+    assert m.outcome is Outcome.FINISHED and m.replica.engine.winner == 0
+    assert left(net, 0) == [(1, Reason.QUIT)]
+    summary = verify_record(m.record(net.genesis, net.signatures))
+    assert summary.winner == 0 and summary.removals == ((1, "quit"),)
+
+
+def test_a_bad_reveal_at_two_seats_still_removes_the_cheater_with_the_evidence_kept() -> None:
+    """A proven cheat is not a claim: the commit and the reveal that does not open it travel
+    in the certificate, so the two-seat forfeit verifies."""
+    net = FakeNet(2, FAST, seed=8)
+    cheater = 1
+    original = net.route
+
+    def route(src: int, dst: int, frame: bytes, now: float) -> list[float]:
+        env = open_envelope(frame)
+        if src == cheater and isinstance(env.body, Reveal):
+            lie = Reveal(env.body.prev, bytes(32), env.body.shares)
+            net.inject(dst, seal_envelope(net.ids[cheater], env.game_id, env.round_no, env.seq,
+                                          lie).to_bytes())
+            net.crash(cheater)
+            return []
+        return original(src, dst, frame, now)
+
+    net.route = route
+    m = net.machines[0]
+    net.run_until(lambda: m.over, max_steps=20_000)
+    assert m.outcome is Outcome.FINISHED and m.replica.engine.winner == 0
+    assert left(net, 0) == [(cheater, Reason.BAD_REVEAL)]
+    summary = verify_record(m.record(net.genesis, net.signatures))
+    assert summary.winner == 0 and summary.removals == ((cheater, "bad-reveal"),)
+
+
+# ---- 13 §2: told, always ---------------------------------------------------------------------
+
+
+def test_a_seat_removed_while_paused_is_told_at_its_first_heartbeat_and_peers_wait() -> None:
+    net = FakeNet(3, FAST, seed=6)
+    victim = 2
+    net.run_until(lambda: bidding(net))
+    net.crash(victim)  # a SIGSTOP: its machine keeps its state and wakes up later
+    stopped = net.machines[victim]
+    net.run_until(lambda: not net.machines[0].replica.engine.alive[victim], max_steps=20_000)
+    assert net.machines[0].untold() == {victim}, "a finished peer still owes it the news"
+    removed_at = net.now
+    net.run_until(lambda: net.now > removed_at + 3.0, max_steps=5_000)
+    net.dead.discard(victim)  # it wakes up
+    woke = net.now
+    net.run_until(lambda: stopped.removed_me, max_steps=2_000)
+    assert net.now - woke < 2.0
+    assert stopped.outcome is Outcome.REMOVED
+    assert net.machines[0].untold() == set()
+
+
+def test_a_seat_alone_learns_the_table_is_gone_within_a_bounded_time() -> None:
+    net = FakeNet(3, FAST, seed=7)
+    net.run_until(lambda: bidding(net))
+    for seat in (1, 2):
+        net.crash(seat)  # everyone else left (or we are cut off)
+    m = net.machines[0]
+    alone = net.now
+    net.run_until(lambda: m.over, max_steps=5_000)
+    assert m.outcome is Outcome.TABLE_GONE
+    assert net.now - alone <= net.timeouts.silence + 10.0 + 0.2
+    assert any(isinstance(e, ev.TableGone) for e in net.events[0])
+
+
+# ---- 13 §6: the reconnect grace -----------------------------------------------------------------
+
+
+def test_a_seat_down_within_the_grace_is_shown_disconnected_waited_for_and_resumes() -> None:
+    """Grace 30 s, a 2-seat table (the hardest case: a forfeit 10 s after a kill -9 before):
+    the crashed seat is shown disconnected within 5 s, the table waits at its turn, and it
+    restarts from its journal 20 s later into its seat; one hash at the end."""
+    net = FakeNet(2, FAST, seed=9, grace_ms=30_000)
+    net.run_until(lambda: bidding(net))
+    net.crash(1)
+    crashed_at = net.now
+    net.run_until(lambda: net.now > crashed_at + 20.0, max_steps=5_000)
+    shown = [e for e in net.events[0] if isinstance(e, ev.SeatDisconnected)]
+    assert len(shown) == 1 and shown[0].seat == 1 and shown[0].until >= crashed_at + 30.0
+    assert not net.machines[0].over
+    net.restart(1)
+    net.run()
+    assert any(isinstance(e, ev.SeatReconnected) and e.seat == 1 for e in net.events[0])
+    assert len(net.heads()) == 1
+    assert not left(net, 0)
+    assert net.machines[0].outcome is Outcome.FINISHED
+
+
+def test_after_the_grace_a_silent_seat_of_three_is_voted_out() -> None:
+    net = FakeNet(3, FAST, seed=10, grace_ms=8_000)
+    net.run_until(lambda: bidding(net))
+    net.crash(2)
+    crashed_at = net.now
+    net.run_until(lambda: not net.machines[0].replica.engine.alive[2], max_steps=20_000)
+    assert net.now - crashed_at >= 8.0 + net.timeouts.silence - 1.0
+    assert left(net, 0) == [(2, Reason.SILENT)]
+    net.run()
+    assert len(net.heads()) == 1
+
+
+# ---- 13 §3: suspicion cannot freeze the table ---------------------------------------------------
+
+
+def test_a_peer_whose_link_was_slow_withdraws_its_vote_and_nobody_is_removed() -> None:
+    """Seat 0 hears nothing from seat 2 for 6 s (its link is slow to come up; the others
+    hear seat 2 fine): it votes seat 2 silent, alone. The others go on; seat 0 sees them
+    relay seat 2's entries it refused, withdraws and catches up. It used to wait for a
+    certificate that never came until the others voted *it* out."""
+    net = FakeNet(4, FAST, seed=11)
+    net.run_until(lambda: bidding(net))
+    cut_until = net.now + 6.0
+    original = net.route
+
+    def route(src: int, dst: int, frame: bytes, now: float) -> list[float]:
+        if (src, dst) == (2, 0) and now < cut_until:
+            return []
+        return original(src, dst, frame, now)
+
+    net.route = route
+    net.run()
+    voted = [t for t in net.logs[0] if "withdrew our vote against seat 2" in t]
+    assert voted, "seat 0 suspected seat 2 and withdrew"
+    assert all(not left(net, s) for s in range(4)), "no live seat is removed"
+    assert len(net.heads()) == 1
