@@ -157,12 +157,19 @@ def panel(
 ) -> None:
     """A rounded panel with a thin edge; ``alpha`` < 255 lets the felt show through."""
     if alpha < 255:
-        layer = pygame.Surface(rect.size, pygame.SRCALPHA)
-        pygame.draw.rect(layer, (*color, alpha), layer.get_rect(), border_radius=radius)
-        surface.blit(layer, rect.topleft)
+        surface.blit(_panel_layer(rect.size, color, alpha, radius), rect.topleft)
     else:
         pygame.draw.rect(surface, color, rect, border_radius=radius)
     pygame.draw.rect(surface, edge, rect, width=2, border_radius=radius)
+
+
+@functools.lru_cache(maxsize=128)
+def _panel_layer(size: tuple[int, int], color: Color, alpha: int, radius: int
+                 ) -> pygame.Surface:
+    """A see-through rounded panel body, made once per look (plates are drawn every frame)."""
+    layer = pygame.Surface(size, pygame.SRCALPHA)
+    pygame.draw.rect(layer, (*color, alpha), layer.get_rect(), border_radius=radius)
+    return layer
 
 
 def background(surface: pygame.Surface) -> None:
