@@ -162,6 +162,7 @@ ES: dict[str, str] = {
     "table.legal_bid": "Apuesta válida: {bid}",
     "table.not_your_turn": "No es tu turno: espera",
     "table.face_named": "Pinta: {face}",
+    "table.dealing": "Tus dados aún no se reparten: se verán en cuanto lleguen",
     "table.total_dice": "En la mesa: {n} dados",
     "table.bullets": "balas {n}/6",
     "table.direction_help": (
@@ -398,6 +399,7 @@ EN: dict[str, str] = {
     "table.legal_bid": "Valid bid: {bid}",
     "table.not_your_turn": "Not your turn: wait",
     "table.face_named": "Face: {face}",
+    "table.dealing": "Your dice are not dealt yet: they show as soon as they come",
     "table.total_dice": "On the table: {n} dice",
     "table.bullets": "bullets {n}/6",
     "table.direction_help": (

@@ -466,9 +466,11 @@ class TableScene(Scene):
 
     def toggle_look(self) -> None:
         """Lift our cup to look at our dice, or put it back. Before the dice are dealt (the
-        opener choosing the direction) there is nothing under the cup: the press is ignored,
-        else it flipped an invisible state and the first M once the dice came seemed lost."""
+        opener choosing the direction, a networked deal in flight) there is nothing to see
+        yet: M means "show them as soon as they come", never "hide" (it used to flip an
+        invisible state, so the first M once the dice came hid them: a press seemed lost)."""
         if self.view is None or self.view.own_dice is None:
+            self.looking = True
             return
         self.looking = not self.looking
 

@@ -435,6 +435,10 @@ def _own_hand(scene: TableScene, surface: pygame.Surface, hide_all: bool) -> Non
         if view.palifico_round is not None and view.state.alive[scene.session.seat]:
             draw.text_block(surface, tr("table.hidden_open"),
                             box.inflate(-28, -60).move(0, 20), 22, theme.MUTED)
+        elif scene.looking and view.state.alive[scene.session.seat]:
+            # M before the deal: the press was taken, the dice show when they come
+            draw.text_block(surface, tr("table.dealing"), box.inflate(-28, -60).move(0, 20),
+                            22, theme.MUTED)
         return
     # how many dice the whole table holds: what every bid is measured against
     draw.text(surface, tr("table.total_dice", n=view.total_dice),

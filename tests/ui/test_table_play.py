@@ -200,13 +200,18 @@ def test_look_toggles_with_m_and_a_click_on_the_cup(clock: FakeClock,
     scene = _table(app, bots=1, seed=3)
     app.frame()
     assert not scene.looking
-    # issue 17: we open and choose the direction first; an M before the dice are dealt (there
-    # is nothing under the cup) is ignored, so the first M after the choice lifts the cup
+    # issue 17: we open and choose the direction first. An M before the dice are dealt means
+    # "show them when they come" (it used to flip an invisible state, so the first M after
+    # the choice hid the dice); another M before the deal does not take it back
     assert scene.choices() and scene.view is not None and scene.view.own_dice is None
     key(app, pygame.K_m)
-    assert not scene.looking
+    key(app, pygame.K_m)
+    assert scene.looking
     click_button(app, "choice_0")
     assert scene.view is not None and scene.view.own_dice is not None
+    assert scene.looking  # the dice show at once
+    key(app, pygame.K_m)
+    assert not scene.looking
     key(app, pygame.K_m)
     assert scene.looking
     click(app, (170, 700))
