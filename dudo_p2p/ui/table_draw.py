@@ -195,15 +195,18 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
         if lift < 1.0:
             draw.cup(surface, (x, int(cup_bottom - 90 * ease_out(lift))), 70)
     elif alive:
-        shake = 0
+        shake = hop = 0
         if scene.motion.running(scene.now, scene.shake_started, SHAKE_S):
+            # rattled side to side and lifted in small hops, each seat out of step
             assert scene.shake_started is not None
-            shake = int(5 * math.sin((scene.now - scene.shake_started) * 40 + seat))
+            t = scene.now - scene.shake_started
+            shake = int(7 * math.sin(t * 40 + seat))
+            hop = -int(6 * abs(math.sin(t * 23 + 2 * seat)))
         others = view.others.get(seat) if not hide_all else None
         if others:
             _dice_row(surface, (x, cup_bottom - 22), others, 30)
         else:
-            draw.cup(surface, (x + shake, cup_bottom), 66, glow=to_act)
+            draw.cup(surface, (x + shake, cup_bottom + hop), 66, glow=to_act)
     plate = plate_rect((x, y))
     edge = theme.GOLD if to_act else theme.PANEL_EDGE
     draw.panel(surface, plate, (40, 26, 18), edge, radius=10, alpha=225)

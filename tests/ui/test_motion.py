@@ -77,7 +77,8 @@ def test_animations_end_in_the_same_picture_as_no_animation() -> None:
         for t in (moving, still):
             t.step(0.05)
         scene = moving.scene
-        # the same game on both (the views hold rule objects that compare by identity)
+        # the same game on both, compared as text (two equal-looking views once compared
+        # unequal with ==; the cause was not found and did not come back)
         assert repr((scene.view, scene.reveal is None, scene.winner)) == repr(
             (still.scene.view, still.scene.reveal is None, still.scene.winner))
         if scene.winner is not None and compared > 8:
