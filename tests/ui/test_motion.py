@@ -158,3 +158,20 @@ def test_the_readme_screenshots_are_taken_mid_animation(tmp_path: Path) -> None:
     assert len(set(pictures)) == 3
     assert pictures == [pygame.image.tobytes(pygame.image.load(str(p)), "RGB")
                         for p in shots.take(tmp_path)]  # the same pictures every run
+
+
+def test_any_key_finishes_the_shake_and_still_does_its_own_job() -> None:
+    t = Twin(True)
+    scene = t.scene
+    for _ in range(400):
+        t.step(0.05)
+        if scene.my_turn and not scene.blocked and not scene.choices():
+            break
+        if scene.choices():
+            click_button(t.app, "choice_0")
+    key(t.app, pygame.K_SPACE)  # Space at the table: the cups rattle again
+    t.step(0.1)
+    assert scene.moving(t.clock())
+    shown = scene.show_prob
+    key(t.app, pygame.K_p)  # a key during the shake: the shake ends, and P still toggles
+    assert not scene.moving(t.clock()) and scene.show_prob is not shown
