@@ -239,6 +239,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
                 case journal.Abandoned(seat, _, claims):
                     machine.abandoned, machine.abandoned_by = claims, seat
         machine.persisted_len = len(rep.chain)
+        rep.spilled = []  # in the journal already
         machine.seen = {item.digest for item in rep.chain}
         if machine.secrets is not None and machine.secrets.epoch != rep.epoch.number:
             machine.secrets = None
@@ -493,6 +494,9 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
 
     def _chained(self, now: float) -> None:
         """The head moved: journal the new items, reset per-slot state, retry the buffer."""
+        for data in self.replica.spilled:  # reveals a void after a withhold dropped
+            self._out.append(Persist(journal.item_record(data)))
+        self.replica.spilled = []
         for item in self.replica.chain[self.persisted_len :]:
             if item.removed_seat is None:
                 cert = self.act_certs.get(item.digest)

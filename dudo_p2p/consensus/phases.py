@@ -52,7 +52,7 @@ class PhasesMixin(MachineCore):
                 )
             )
             self._turn_event(now)
-        if phase is EpochPhase.REVEAL and rep.engine.results:
+        if phase is EpochPhase.REVEAL and rep.phase is EpochPhase.SIGN and rep.engine.results:
             self._out.append(Emit(ev.RoundResolved(rep.engine.results[-1])))
         if rep.phase is EpochPhase.OVER and rep.engine.winner is not None:
             self._out.append(Emit(ev.GameOver(rep.engine.winner)))
@@ -89,7 +89,7 @@ class PhasesMixin(MachineCore):
             case _:
                 return
         self.sent.add(key)
-        env = self._seal(0, body)
+        env = self._seal(rep.concurrent_seq(), body)
         self.own_current = env.to_bytes()
         self._out.append(Send(self.own_current))
         self._consider(env, now)

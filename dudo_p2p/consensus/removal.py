@@ -199,8 +199,10 @@ class RemovalMixin(MachineCore):
         state = self.replica.removal_epoch(epoch)
         if state is None or target not in state.participants or self.outcome is not None:
             return
-        if any(item.epoch == epoch and item.removed_seat == target for item in
-               self.replica.chain[state.anchor_index :]):
+        if target in state.withheld or any(
+            item.epoch == epoch and item.removed_seat == target
+            for item in self.replica.chain[state.anchor_index :]
+        ):
             return  # already removed in that epoch
         verdict = self.votes.tally(epoch, target, state.participants, self._open)
         if verdict is None:
@@ -213,14 +215,25 @@ class RemovalMixin(MachineCore):
         self._out.append(
             Persist(journal.removal_record(epoch, target, reason, cert), durable=True)
         )
-        self.persisted_len = len(self.replica.chain)
+        voided = self.replica.epoch.number != epoch
+        # a void: the removal record replays it. After the call (withheld.py) the epoch
+        # goes on from where REVEAL began: reveals chained since are journalled already,
+        # those chained just now are not (and _chained journals them)
+        self.persisted_len = (
+            len(self.replica.chain) if voided
+            else min(self.persisted_len, len(self.replica.chain))
+        )
         self._out.append(Emit(ev.PlayerLeft(target, reason)))
         if target == self.seat:
             self.removed_me = True
         # forget the voided epoch's secrets before _chained: it retries buffered entries of
         # the next epoch, which can take us into its COMMIT and draw (and send) new secrets
         self.sent = {k for k in self.sent if k[0] != epoch}
-        self.secrets = None
+        if voided:
+            self.secrets = None  # (after the call, the epoch goes on: our reveal may be owed)
+        elif self.replica.phase is EpochPhase.SIGN:
+            # resolved as if the removed seat had revealed (withheld.py)
+            self._out.append(Emit(ev.RoundResolved(self.replica.engine.results[-1])))
         self._chained(now)
         if self.replica.phase is EpochPhase.OVER and self.replica.engine.winner is not None:
             self._out.append(Emit(ev.GameOver(self.replica.engine.winner)))

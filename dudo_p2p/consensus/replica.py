@@ -150,6 +150,12 @@ class EpochState:
     keys: dict[int, bytes] = field(default_factory=dict)
     shares: dict[int, tuple[bytes, ...]] = field(default_factory=dict)
     seed: bytes | None = None
+    # after the call (withheld.py): where REVEAL began (chain index, head, engine), the
+    # reveals that completed it, and the seats removed since the call (their dice withheld)
+    reveal_at: tuple[int, bytes, GameState] | None = None
+    reveals: dict[int, Envelope] = field(default_factory=dict)
+    withheld: dict[int, str] = field(default_factory=dict)
+    reveals_chained: bool = False  # the reveals above were chained before a withhold
     # set when this epoch was started by removals: the voided epoch and who left in it, so a
     # removal of that same epoch learnt later can still join them (see Replica.remove)
     voided: tuple[EpochState, tuple[tuple[int, str], ...]] | None = None
@@ -164,6 +170,10 @@ class Replica:
         self.head = seating.digest
         self.chain: list[ChainItem] = []
         self.epoch = self._new_epoch(0, EpochPhase.COMMIT)
+        # reveals a void after a withhold dropped before they were ever chained: a journal
+        # must still hold them (after the removal) to replay that decision; the machine
+        # drains this list into its journal
+        self.spilled: list[bytes] = []
 
     # ---- what the current epoch expects -----------------------------------------------
 
@@ -178,6 +188,19 @@ class Replica:
             return info.mode, info.seat
         return "normal", None
 
+    def concurrent_seq(self) -> int:
+        """The ``seq`` of a concurrent entry now: 0, but a result signature signed after
+        seats were removed after the call carries their number (the head it signs moved:
+        a second signature for the epoch is another slot, not an equivocation)."""
+        ep = self.epoch
+        return len(ep.withheld) if ep.phase is EpochPhase.SIGN else 0
+
+    def members(self) -> tuple[int, ...]:
+        """The seats whose entries the current phase needs: the epoch's participants but
+        those removed after the call (their dice withheld, see withheld.py)."""
+        ep = self.epoch
+        return tuple(s for s in ep.participants if s not in ep.withheld)
+
     def live_seats(self) -> tuple[int, ...]:
         return tuple(s for s in range(self.seating.n) if self.engine.alive[s])
 
@@ -185,7 +208,7 @@ class Replica:
         """The seats whose entry the log waits for now (the actor, or the missing ones)."""
         ep = self.epoch
         if ep.phase in CONCURRENT:
-            return tuple(s for s in ep.participants if s not in ep.pending)
+            return tuple(s for s in self.members() if s not in ep.pending)
         if ep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and self.engine.to_act is not None:
             return (self.engine.to_act,)
         return ()
@@ -197,7 +220,7 @@ class Replica:
         seat = self.seating.seat_of(env.author)
         if seat is None:
             raise RemoteProtocolError("the author is not seated at this table")
-        if seat not in self.epoch.participants:
+        if seat not in self.epoch.participants or seat in self.epoch.withheld:
             raise Stale(f"seat {seat} takes no part in epoch {self.epoch.number}")
         return seat
 
@@ -240,6 +263,7 @@ class Replica:
             self.epoch.phase = EpochPhase.COMMIT
         elif self.epoch.phase is EpochPhase.BIDDING and self.engine.phase is Phase.REVEAL:
             self.epoch.phase = EpochPhase.REVEAL
+            self.epoch.reveal_at = (len(self.chain), self.head, self.engine)
         elif self.engine.phase is Phase.OVER:
             self.epoch.phase = EpochPhase.OVER
         return action
@@ -256,8 +280,8 @@ class Replica:
         self._check_position(env, prev)
         if wanted is None or not isinstance(body, wanted):
             raise NotYet(f"{type(body).__name__} is not expected in {self.epoch.phase.value}")
-        if env.seq != 0:
-            raise DecodeError("concurrent entries carry seq 0")
+        if env.seq != self.concurrent_seq():
+            raise DecodeError(f"this {env.kind} carries seq {self.concurrent_seq()}")
         if seat in self.epoch.pending:
             raise Stale(f"seat {seat} already sent its {type(body).__name__}")
         match body:
@@ -283,9 +307,16 @@ class Replica:
         if isinstance(env.body, Commit):
             ep.commits[seat] = env.body
             ep.commit_digests[seat] = env.digest()
-        if len(ep.pending) < len(ep.participants):
+        return self.complete_if_full()
+
+    def complete_if_full(self) -> bool:
+        """When every member's entry of the concurrent phase is held, chain them in seat
+        order and move on; True when the phase completed."""
+        ep = self.epoch
+        members = self.members()
+        if any(s not in ep.pending for s in members):
             return False
-        for s in ep.participants:
+        for s in members:
             held = ep.pending[s]
             self._append(ChainItem(ep.number, held.digest(), held.to_bytes()))
         self._complete_phase()
@@ -360,11 +391,17 @@ class Replica:
                 else:
                     ep.phase = EpochPhase.BIDDING
             case EpochPhase.REVEAL:
-                for s in ep.participants:
-                    reveal = _body(ep.pending[s], Reveal)
+                ep.reveals = dict(ep.pending)
+                for s, env in ep.pending.items():
+                    reveal = _body(env, Reveal)
                     ep.keys[s] = reveal.key
                     ep.shares[s] = reveal.shares
                 ep.pending = {}
+                if ep.withheld:
+                    from dudo_p2p.consensus.withheld import resolve_withheld  # builds on us
+
+                    resolve_withheld(self)  # resolved as if revealed, or voided
+                    return
                 self._resolve()
                 ep.phase = EpochPhase.SIGN
             case EpochPhase.SIGN:
@@ -454,6 +491,11 @@ class Replica:
         if epoch is None or epoch == ep.number:
             if not ep.engine_at_anchor.alive[seat]:
                 raise IllegalAction(f"seat {seat} is not in the game")
+            if ep.reveal_at is not None and ep.phase in (EpochPhase.REVEAL, EpochPhase.SIGN):
+                from dudo_p2p.consensus.withheld import withhold  # builds on us
+
+                withhold(self, seat, reason)  # after the call: its dice may not matter
+                return
             self._remove_set(ep, ((seat, reason),))
             return
         if ep.voided is None or ep.voided[0].number != epoch or len(self.chain) != ep.anchor_index:
@@ -475,6 +517,14 @@ class Replica:
         if voided is not None and voided[0].number == epoch and len(self.chain) == ep.anchor_index:
             return voided[0]
         return None
+
+    def remove_set(self, base: EpochState, gone: tuple[tuple[int, str], ...]) -> None:
+        """Void ``base`` by the removals ``gone`` (see :meth:`remove`)."""
+        self._remove_set(base, gone)
+
+    def append(self, item: ChainItem) -> None:
+        """Chain ``item`` (the caller checked it belongs here)."""
+        self._append(item)
 
     def _remove_set(self, base: EpochState, gone: tuple[tuple[int, str], ...]) -> None:
         gone = tuple(sorted(gone))

@@ -145,7 +145,8 @@ def test_reveal_that_does_not_open_its_commitment_names_the_cheater() -> None:
         assert removed(net, cheater, s)
 
 
-def test_withheld_reveal_gets_the_peer_removed_and_the_round_dealt_again() -> None:
+def test_withheld_reveal_gets_the_peer_removed_and_the_game_goes_on() -> None:
+    """Whether the round then resolves or is dealt again: test_consensus_withheld.py."""
     net = FakeNet(3, RuleSet(), seed=9)
     cheater = 0
     original = net.route
