@@ -18,7 +18,8 @@ from dudo_p2p.rules import Phase
 from dudo_p2p.session.replay import Replay
 from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.scene import Host, Scene
-from dudo_p2p.ui.table_draw import CENTER, TABLE_RECT, lit_dice, plate_rect, seat_pos
+from dudo_p2p.ui.table_layout import CENTER, TABLE_RECT, plate_rect, seat_pos
+from dudo_p2p.ui.table_reveal import lit_dice
 from dudo_p2p.ui.words import action_line, result_lines, seat_name
 
 SIDE = pygame.Rect(930, 70, 330, 710)

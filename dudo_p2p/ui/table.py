@@ -27,11 +27,9 @@ from dudo_p2p.errors import DudoError
 from dudo_p2p.rules import (
     Action,
     Bid,
-    Calzo,
     ChooseDirection,
     ChoosePalifico,
     DoubtClaim,
-    Dudo,
     Matar,
     Pasar,
     Phase,
@@ -55,7 +53,7 @@ from dudo_p2p.session import (
     TalkHeard,
     TurnTimer,
 )
-from dudo_p2p.ui import draw, words
+from dudo_p2p.ui import draw, table_input, words
 from dudo_p2p.ui.composer import Composer, legal_bids, lowest_on_face
 from dudo_p2p.ui.cues import HURRY_TICK_S, Cues, action_sound, reveal_cues
 from dudo_p2p.ui.i18n import Tr
@@ -76,7 +74,6 @@ REVEAL_HOLD_S = 6.0  # a reveal stays this long unless dismissed
 TOAST_S = 5.0  # how long an event sentence stays at the top of the table
 REFRESH_S = 0.5  # re-read the view at least this often (turn timers, remote tables)
 END_GRACE_S = 1.0  # the end screen takes no choice this long after it shows
-HISTORY_PAGE = 5  # PgUp/PgDn scroll the bid history this many lines
 HISTORY_WHEEL = 2  # one wheel notch scrolls this many
 DEFAULT_BOT_DELAY_S = 0.9  # an in-process bot "thinks" this long so humans can follow
 Words = Callable[[Tr], str]  # a message kept as how to say it: it follows a language switch
@@ -499,63 +496,9 @@ class TableScene(Scene):
         if self.end_ready:
             self.host.start_table(self.request)
 
-    # -- input ---------------------------------------------------------------------------
+    # -- input (the key map and click targets: table_input) ------------------------------
     def handle_key(self, key: int, mod: int) -> None:
-        if key == pygame.K_s:  # mute or unmute, anywhere at the table (saved)
-            settings = self.host.settings
-            settings.set("muted", not settings.flag("muted"))
-            self._changed = True
-            return
-        if self.overlay is not None:
-            if key in (pygame.K_ESCAPE, pygame.K_r) or (self.overlay == "menu" and key
-                                                        == pygame.K_m):
-                self.overlay = None
-            return
-        if key == pygame.K_ESCAPE:
-            self.overlay = "menu"
-            return
-        if key == pygame.K_r:
-            self.overlay = "rules"
-            return
-        if self.handover_seat is not None:
-            if key in (pygame.K_SPACE, pygame.K_RETURN, pygame.K_KP_ENTER):
-                self.take_device()
-            return
-        if self.reveal is not None:
-            if key in (pygame.K_SPACE, pygame.K_RETURN, pygame.K_KP_ENTER):
-                self.dismiss_reveal()
-            return
-        if self.winner is not None:
-            # Enter only, and not in the first moments: the Space (or a held key) that meant
-            # "go on" at the final reveal must not start a new game by accident
-            if key in (pygame.K_RETURN, pygame.K_KP_ENTER) and self.end_ready:
-                self.play_again()
-            return
-        actions: dict[int, Callable[[], object]] = {
-            pygame.K_m: self.toggle_look,
-            pygame.K_p: lambda: setattr(self, "show_prob", not self.show_prob),
-            pygame.K_SPACE: self.start_shake,
-            pygame.K_UP: lambda: self.composer.change_count(1),
-            pygame.K_PLUS: lambda: self.composer.change_count(1),
-            pygame.K_EQUALS: lambda: self.composer.change_count(1),
-            pygame.K_KP_PLUS: lambda: self.composer.change_count(1),
-            pygame.K_DOWN: lambda: self.composer.change_count(-1),
-            pygame.K_MINUS: lambda: self.composer.change_count(-1),
-            pygame.K_KP_MINUS: lambda: self.composer.change_count(-1),
-            pygame.K_LEFT: lambda: self.composer.change_face(-1, self.lowest_on),
-            pygame.K_RIGHT: lambda: self.composer.change_face(1, self.lowest_on),
-            pygame.K_PAGEUP: lambda: self.scroll_history(HISTORY_PAGE),
-            pygame.K_PAGEDOWN: lambda: self.scroll_history(-HISTORY_PAGE),
-            pygame.K_RETURN: self.bid_now,
-            pygame.K_KP_ENTER: self.bid_now,
-            pygame.K_d: lambda: self.call(Dudo),
-            pygame.K_c: lambda: self.call(Calzo),
-        }
-        for digit in range(1, 9):  # table talk: keys 1-8 say quick phrases 0-7
-            actions[pygame.K_0 + digit] = partial(self.say_phrase, digit - 1)
-        action = actions.get(key)
-        if action is not None:
-            action()
+        table_input.key_pressed(self, key)
 
     def pick_face(self, face: int) -> None:
         """Choose ``face`` in the composer; the count moves to the lowest bid on it."""
@@ -592,18 +535,8 @@ class TableScene(Scene):
         self._changed = True
 
     def handle_event(self, event: pygame.event.Event) -> None:
-        if event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN) and self.moving(self.now):
-            # any key or click finishes what is moving; at a reveal, Space/Enter/a click
-            # asked for exactly that, so it does not close the reveal too
-            reveal = self.reveal
-            reveal_moving = reveal is not None and self.overlay is None and self.motion.running(
-                self.now, reveal.started, reveal.film.ends - reveal.started)
-            self.motion.skip(self.now)
-            self.cues.flush()
-            self._changed = True
-            if reveal_moving and (event.type == pygame.MOUSEBUTTONDOWN or event.key in (
-                    pygame.K_SPACE, pygame.K_RETURN, pygame.K_KP_ENTER)):
-                return
+        if table_input.finish_moving(self, event):
+            return
         if event.type == pygame.MOUSEWHEEL:
             # the wheel anywhere over the side panel scrolls the bid history
             if side_panel_rect().collidepoint(self.mouse):
@@ -612,22 +545,11 @@ class TableScene(Scene):
         super().handle_event(event)
 
     def handle_click(self, pos: tuple[int, int]) -> None:
-        if self.handover_seat is not None and self.overlay is None:
-            self.take_device()
-        elif self.reveal is not None and self.overlay is None:
-            self.dismiss_reveal()
-        elif self.overlay is None and self.winner is None and own_hand_rect().collidepoint(pos):
-            self.toggle_look()
-        elif self.overlay is None and self.view is not None:
-            # a click on another player's plate mutes their table talk (or unmutes it)
-            from dudo_p2p.ui.table_draw import plate_rect, seat_pos
+        table_input.clicked(self, pos)
 
-            n = self.view.state.n_seats
-            for seat in range(n):
-                if seat != self.session.seat and plate_rect(seat_pos(
-                        seat, self.session.seat, n)).collidepoint(pos):
-                    self.talk.toggle_mute(seat)
-                    self._changed = True
+    def mark_changed(self) -> None:
+        """The screen must be drawn again (something changed without an event)."""
+        self._changed = True
 
     # -- frame pacing --------------------------------------------------------------------
     def take_changed(self) -> bool:

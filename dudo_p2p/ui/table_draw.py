@@ -1,5 +1,6 @@
 """Drawing the table scene: felt and seats, the standing bid, our hand, the composer, the side
-panel, and the overlays (reveal, hand-over, menu, rules, winner).
+panel, and the overlays (hand-over, menu, rules, winner); the reveal and table talk are
+drawn by :mod:`~dudo_p2p.ui.table_reveal`, the geometry is :mod:`~dudo_p2p.ui.table_layout`.
 
 Reads the scene's state and rebuilds its buttons; it never talks to the session.
 """
@@ -22,32 +23,39 @@ from dudo_p2p.rules import (
     Dudo,
     Matar,
     Pasar,
-    RoundResult,
 )
-from dudo_p2p.ui import draw, theme, words
+from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.composer import legal_bids
 from dudo_p2p.ui.i18n import HOUSE_RULE_KEYS, PALIFICO_MODE_KEYS
 from dudo_p2p.ui.motion import (
-    FLY_S,
     LIFT_S,
-    PULSE_S,
     ROLL_S,
     SHAKE_S,
     SLIDE_S,
     ease_out,
     lerp,
-    pulse_scale,
 )
 from dudo_p2p.ui.overlays import draw_menu, draw_rules_overlay, draw_winner
 from dudo_p2p.ui.side_panel import draw_side_panel
+from dudo_p2p.ui.table_layout import (
+    CENTER,
+    TABLE_RECT,
+    dice_row,
+    dice_strip,
+    plate_rect,
+    seat_pos,
+)
+from dudo_p2p.ui.table_reveal import (
+    bubbles,
+    flying_dice,
+    reveal_center,
+    revealed_dice,
+)
 from dudo_p2p.ui.widgets import Button
 
 if TYPE_CHECKING:
     from dudo_p2p.ui.table import TableScene
 
-TABLE_RECT = pygame.Rect(30, 70, 880, 500)
-CENTER = TABLE_RECT.center
-SEAT_RX, SEAT_RY = 368, 196
 COMPOSER = pygame.Rect(346, 606, 574, 186)
 PALIFICO_TAG = pygame.Rect(262, 10, 200, 38)  # in the top bar, left of the turn text
 TURN_TEXT = pygame.Rect(470, 8, 560, 40)  # the top bar's centre: whose turn it is
@@ -58,14 +66,6 @@ _CALL_KEYS: dict[type, str] = {
     Pasar: "table.pasar",
     DoubtClaim: "table.doubt_claim",
 }
-
-
-def seat_pos(seat: int, me: int, n: int) -> tuple[int, int]:
-    """Screen point of ``seat`` around the oval: ours at the bottom, the rest clockwise in
-    increasing seat order (the direction "clockwise" play goes)."""
-    rel = (seat - me) % n
-    angle = math.pi / 2 + rel * 2 * math.pi / n
-    return (int(CENTER[0] + SEAT_RX * math.cos(angle)), int(CENTER[1] + SEAT_RY * math.sin(angle)))
 
 
 def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
@@ -87,16 +87,16 @@ def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
     if scene.reveal is None:
         _standing_bid(scene, surface)
     else:
-        _reveal_center(scene, surface)
+        reveal_center(scene, surface)
     if not hide_all:
-        _bubbles(scene, surface)
+        bubbles(scene, surface)
     _own_hand(scene, surface, hide_all)
     _composer(scene, surface)
     draw_side_panel(scene, surface)
     _toast(scene, surface)
     scene.draw_buttons(surface)
     if scene.reveal is not None:
-        _flying_dice(scene, surface)  # over panels and buttons: a lost die leaves the table
+        flying_dice(scene, surface)  # over panels and buttons: a lost die leaves the table
     if scene.handover_seat is not None:
         _handover(scene, surface)
         scene.buttons = []  # modal: a click anywhere hands the device over
@@ -191,7 +191,7 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
         # the cups rise one by one: under a cup still down, the dice are not drawn yet
         lift = scene.motion.progress(scene.now, reveal.film.lift_start(seat), LIFT_S)
         if lift > 0:
-            _revealed_dice(scene, surface, seat, (x, cup_bottom - 18))
+            revealed_dice(scene, surface, seat, (x, cup_bottom - 18))
         if lift < 1.0:
             draw.cup(surface, (x, int(cup_bottom - 90 * ease_out(lift))), 70)
     elif alive:
@@ -204,7 +204,7 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
             hop = -int(6 * abs(math.sin(t * 23 + 2 * seat)))
         others = view.others.get(seat) if not hide_all else None
         if others:
-            _dice_row(surface, (x, cup_bottom - 22), others, 30)
+            dice_row(surface, (x, cup_bottom - 22), others, 30)
         else:
             draw.cup(surface, (x + shake, cup_bottom + hop), 66, glow=to_act)
     plate = plate_rect((x, y))
@@ -250,98 +250,6 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
                   anchor="center")
 
 
-BUBBLE_SIZE = 24
-
-
-def _bubbles(scene: TableScene, surface: pygame.Surface) -> None:
-    """Table talk: each phrase still up, as a bubble over its seat's cup (under the plate for
-    the seats along the top, whose cups touch the top bar)."""
-    view = scene.view
-    assert view is not None
-    n, me = view.state.n_seats, scene.session.seat
-    for seat, key in scene.talk.shown(scene.now).items():
-        x, y = seat_pos(seat, me, n)
-        text = scene.tr(key)
-        width = min(260, theme.font(BUBBLE_SIZE).size(text)[0] + 28)
-        box = pygame.Rect(0, 0, width, 40)
-        if y < CENTER[1] - 100:
-            box.midtop = (x, plate_rect((x, y)).bottom + 10)
-        else:
-            box.midbottom = (x, y - 56)
-        box.clamp_ip(TABLE_RECT)
-        draw.panel(surface, box, theme.CREAM, theme.GOLD_DARK, radius=16)
-        draw.text(surface, text, box.center, BUBBLE_SIZE, theme.INK, anchor="center",
-                  shadow=False, max_width=box.width - 16)
-
-
-def plate_rect(seat_point: tuple[int, int]) -> pygame.Rect:
-    """The name plate of the seat at ``seat_point`` (from :func:`seat_pos`), under its cup."""
-    plate = pygame.Rect(0, 0, 190, 62)
-    plate.midtop = (seat_point[0], seat_point[1] + 28)
-    return plate
-
-
-def dice_strip(plate: pygame.Rect, count: int) -> pygame.Rect:
-    """Where the plate shows ``count`` small blank dice (the dice a seat has left)."""
-    return pygame.Rect(plate.right - 14 - count * 15, plate.top + 36, count * 15, 12)
-
-
-def _dice_row(surface: pygame.Surface, center: tuple[int, int], dice: tuple[int, ...],
-              size: int, lit: set[int] | None = None, lit_size: int | None = None) -> None:
-    step = size + 8
-    x0 = center[0] - (len(dice) - 1) * step // 2
-    for i, face in enumerate(dice):
-        hl = lit is not None and i in lit
-        draw.die(surface, (x0 + i * step, center[1]), (lit_size or size) if hl else size, face,
-                 highlight=hl, dim=lit is not None and not hl)
-
-
-def _counts(face: int, die: int, wild: bool) -> bool:
-    return die == face or (wild and face != 1 and die == 1)
-
-
-def _revealed_dice(scene: TableScene, surface: pygame.Surface, seat: int,
-                   center: tuple[int, int]) -> None:
-    reveal = scene.reveal
-    assert reveal is not None
-    dice = reveal.result.dice[seat]
-    bid = reveal.result.bid
-    lit = lit_dice(reveal.result, reveal.wild, seat)
-    # the dice that counted beat together once every cup is up (size 30 when still)
-    beat = scene.motion.progress(scene.now, reveal.film.all_up, PULSE_S)
-    _dice_row(surface, center, dice, 30, lit, lit_size=int(30 * pulse_scale(beat)))
-    if lit is not None and bid is not None and reveal.result.kind in COUNTED_KINDS:
-        # how many of this seat's dice counted for the bid, so the table can add them up
-        badge = count_badge_center(center)
-        color = theme.GOLD if lit else theme.BUTTON_DISABLED
-        pygame.draw.circle(surface, color, badge, 14)
-        pygame.draw.circle(surface, theme.INK, badge, 14, width=2)
-        draw.text(surface, str(len(lit)), badge, 22, theme.INK if lit else theme.CREAM,
-                  anchor="center", shadow=False)
-
-
-COUNTED_KINDS = ("dudo", "calzo", "matar")  # calls settled by counting the bid's face
-
-
-def lit_dice(result: RoundResult, wild: bool, seat: int) -> set[int] | None:
-    """Which of ``seat``'s revealed dice decided the call (ringed; the others dimmed), or None
-    to show them all plainly. A count call: the dice showing the bid's face (aces too when
-    wild). A doubted picado: the claimer's aces. A doubted pass: none stand out (the hand
-    as a whole qualified or not)."""
-    dice = result.dice[seat]
-    if result.kind in COUNTED_KINDS and result.bid is not None:
-        face = result.bid.face
-        return {i for i, d in enumerate(dice) if _counts(face, d, wild)}
-    if result.kind == "picado" and seat == result.target:
-        return {i for i, d in enumerate(dice) if d == 1}
-    return None
-
-
-def count_badge_center(row_center: tuple[int, int]) -> tuple[int, int]:
-    """Where a seat's "dice that counted" badge sits: above the middle of its revealed row."""
-    return row_center[0], row_center[1] - 34
-
-
 def _standing_bid(scene: TableScene, surface: pygame.Surface) -> None:
     tr, view = scene.tr, scene.view
     assert view is not None
@@ -369,53 +277,6 @@ def _standing_bid(scene: TableScene, surface: pygame.Surface) -> None:
     if view.standing_bidder is not None:
         draw.text(surface, tr("table.by", name=_name(scene, view.standing_bidder)),
                   (cx, cy + 76), 26, theme.CREAM, anchor="center", max_width=PALIFICO_RULE_WIDTH)
-
-
-def _flying_dice(scene: TableScene, surface: pygame.Surface) -> None:
-    """Once every cup is up, a lost die flies from its seat's plate off the table, and a won
-    die flies in from the centre to the plate (nothing is drawn once they land)."""
-    reveal, view = scene.reveal, scene.view
-    assert reveal is not None and view is not None
-    t = scene.motion.progress(scene.now, reveal.film.all_up, FLY_S)
-    if t >= 1.0 or scene.now < reveal.film.all_up:
-        return
-    me, n = scene.session.seat, view.state.n_seats
-    eased = ease_out(t)
-    for seat in reveal.result.losses:
-        plate = plate_rect(seat_pos(seat, me, n))
-        start = plate.midright
-        # away from the table's centre, in a little hop, spinning and shrinking
-        dx, dy = start[0] - CENTER[0], start[1] - CENTER[1]
-        norm = max(1.0, math.hypot(dx, dy))
-        out = (int(start[0] + 240 * dx / norm), int(start[1] + 240 * dy / norm))
-        x, y = lerp(start, out, eased)
-        y -= int(70 * math.sin(math.pi * t))
-        draw.die(surface, (x, y), max(12, int(44 * (1 - 0.5 * t))), 1 + seat % 6,
-                 angle=360 * t)
-    for seat in reveal.result.gains:
-        plate = plate_rect(seat_pos(seat, me, n))
-        draw.die(surface, lerp(CENTER, plate.midright, eased), 26, 1 + seat % 6,
-                 angle=360 * (1 - t), highlight=True)
-
-
-def _reveal_center(scene: TableScene, surface: pygame.Surface) -> None:
-    reveal = scene.reveal
-    assert reveal is not None
-    cx, cy = CENTER[0], CENTER[1] + 14
-    # said in the language shown now (the menu may switch it while the cups are up)
-    lines = words.result_lines(scene.tr, scene.names, reveal.result)
-    box = pygame.Rect(0, 0, 450, 60 + 32 * len(lines))
-    box.center = (cx, cy)
-    draw.panel(surface, box, (30, 20, 14), theme.GOLD, alpha=215)
-    draw.text(surface, scene.tr("reveal.title"), (cx, box.top + 24), 38, theme.GOLD,
-              anchor="center")
-    y = box.top + 58
-    for i, line in enumerate(lines):
-        color = theme.CREAM if i < 2 else theme.GOLD
-        draw.text(surface, line, (cx, y), 27, color, anchor="center", max_width=box.width - 24)
-        y += 32
-    draw.text(surface, scene.tr("reveal.continue"), (cx, box.bottom + 18), 22, theme.CREAM,
-              anchor="center")
 
 
 def _own_hand(scene: TableScene, surface: pygame.Surface, hide_all: bool) -> None:

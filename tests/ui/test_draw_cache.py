@@ -6,7 +6,7 @@ import pygame
 import pytest
 
 from dudo_p2p.ui import draw
-from dudo_p2p.ui.table_draw import TABLE_RECT
+from dudo_p2p.ui.table_layout import TABLE_RECT
 
 
 @pytest.mark.parametrize("palifico", [False, True])

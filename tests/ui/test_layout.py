@@ -15,7 +15,7 @@ from dudo_p2p.bots import make_bot
 from dudo_p2p.rules import Dudo, RuleSet
 from dudo_p2p.session import PlayerInfo, PlayerLeft, Session
 from dudo_p2p.session.local import LocalSession
-from dudo_p2p.ui import draw, side_panel, table_draw, theme
+from dudo_p2p.ui import draw, side_panel, table_draw, table_layout, theme
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.request import TableRequest
@@ -65,8 +65,8 @@ def _misplaced(rec: TextRecorder, scene: TableScene) -> list[str]:
     n = view.state.n_seats
     me = scene.session.seat
     for seat in range(n):
-        plate = table_draw.plate_rect(table_draw.seat_pos(seat, me, n))
-        strip = table_draw.dice_strip(plate, view.dice_counts[seat])
+        plate = table_layout.plate_rect(table_layout.seat_pos(seat, me, n))
+        strip = table_layout.dice_strip(plate, view.dice_counts[seat])
         for m, r, _ in rec.drawn:
             inside = plate.collidepoint(r.topleft) or plate.collidepoint(r.center)
             if inside and (not plate.contains(r)

@@ -11,7 +11,7 @@ from dudo_p2p.rules import Bid, Calzo, Dudo, Raise, RoundResult, RuleSet
 from dudo_p2p.rules.results import SeatCounts
 from dudo_p2p.session import GameOver, PlayerLeft, RoundStarted
 from dudo_p2p.session.local import LocalSession
-from dudo_p2p.ui import draw, side_panel, table_draw, theme
+from dudo_p2p.ui import draw, side_panel, table_layout, table_reveal, theme
 from dudo_p2p.ui.table import own_hand_rect
 
 from .conftest import FakeClock
@@ -64,8 +64,8 @@ def test_each_seats_badge_counts_the_dice_that_matched(
     me = scene.session.seat
     expected: dict[tuple[int, int], str] = {}
     for seat in range(n):
-        x, y = table_draw.seat_pos(seat, me, n)
-        expected[table_draw.count_badge_center((x, y))] = ""
+        x, y = table_layout.seat_pos(seat, me, n)
+        expected[table_reveal.count_badge_center((x, y))] = ""
     badges = {r.center: m for m, r, _ in recorder.drawn if r.center in expected}
     assert len(badges) == n
     assert sum(int(m) for m in badges.values()) == reveal.result.held
@@ -259,15 +259,15 @@ def _result(kind: str, bid: Bid | None, target: int = 1) -> RoundResult:
 def test_the_reveal_rings_the_dice_that_decided_the_call() -> None:
     # rules.md's worked case: 1,1,5,5,3 with aces wild holds four fives
     dudo = _result("dudo", Bid(4, 5))
-    assert table_draw.lit_dice(dudo, True, 0) == {0, 1, 2, 3}
-    assert table_draw.lit_dice(dudo, False, 0) == {2, 3}  # palifico: only the fives
-    assert table_draw.lit_dice(_result("calzo", Bid(3, 1)), True, 0) == {0, 1}  # on aces
-    assert table_draw.lit_dice(dudo, True, 2) == set()  # nothing: every die dimmed, badge 0
+    assert table_reveal.lit_dice(dudo, True, 0) == {0, 1, 2, 3}
+    assert table_reveal.lit_dice(dudo, False, 0) == {2, 3}  # palifico: only the fives
+    assert table_reveal.lit_dice(_result("calzo", Bid(3, 1)), True, 0) == {0, 1}  # on aces
+    assert table_reveal.lit_dice(dudo, True, 2) == set()  # nothing: every die dimmed, badge 0
     # a doubted picado is about the claimer's aces; a doubted pass about a whole hand
     picado = _result("picado", Bid(5, 6), target=1)
-    assert table_draw.lit_dice(picado, True, 1) == {1}
-    assert table_draw.lit_dice(picado, True, 0) is None
-    assert table_draw.lit_dice(_result("pasar", Bid(4, 5)), True, 0) is None
+    assert table_reveal.lit_dice(picado, True, 1) == {1}
+    assert table_reveal.lit_dice(picado, True, 0) is None
+    assert table_reveal.lit_dice(_result("pasar", Bid(4, 5)), True, 0) is None
 
 
 def test_once_we_are_out_the_composer_says_so_instead_of_wait_for_your_turn(

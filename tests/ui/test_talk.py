@@ -26,7 +26,7 @@ from dudo_p2p.ui import draw
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
-from dudo_p2p.ui.table_draw import plate_rect, seat_pos
+from dudo_p2p.ui.table_layout import plate_rect, seat_pos
 from dudo_p2p.ui.talk import BUBBLE_S, TalkBoard
 
 from .conftest import FakeClock
