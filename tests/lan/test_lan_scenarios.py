@@ -213,9 +213,9 @@ def test_eight_bots_for_six_seats_five_sit_and_three_are_refused_within_2s(
 ) -> None:
     bots = [f"b{i}" for i in range(1, 9)]
     table.build(["host", *bots])
-    host = table.host(6, "--table", "FULL6")
+    host = table.host(6, "--table", "FQXK6")
     for name in bots:
-        table.discoverer(name, "FULL6")
+        table.discoverer(name, "FQXK6")
     started = host.wait_line("game started", 60)
     assert started is not None, table.explain()
     # A refusal comes within 2 s; one beacon period (1 s) more for a joiner that had not yet
