@@ -84,9 +84,12 @@ def test_four_peers_through_a_lossy_lan_finish_on_one_hash_and_no_live_peer_is_r
     started = time.monotonic()
     for game in range(games):
         peers = table.game(4, "--timeout", "240")
+        began = time.monotonic()
         codes = [peer.finish(timeout=240) for peer in peers]
         removed = [line for peer in peers for line in left_lines(peer)]
         hashes = {(s or {}).get("log_hash") for s in map(summary_or_none, peers)}
+        print(f"game {game}: {time.monotonic() - began:.1f} s, exits {codes}, "
+              f"{len(hashes)} hash(es), removed {removed}", flush=True)
         if codes != [EXIT_OK] * 4 or removed or len(hashes) != 1:
             failures.append(f"game {game}: exits {codes}, hashes {len(hashes)}, removed "
                             f"{removed}\n{table.explain()}")
