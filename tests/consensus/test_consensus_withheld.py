@@ -125,3 +125,16 @@ def test_a_withheld_reveal_that_could_change_the_outcome_voids_the_round() -> No
     for s in (1, 2):
         assert verify_record(net.machines[s].record(net.genesis, net.signatures)).finished
         assert restores_alike(net, s)
+
+
+def test_a_peer_restarted_in_the_middle_of_a_removal_after_the_call_rejoins_the_table() -> None:
+    """The watcher crashes right after it removed the withholder (its journal holds the
+    removal and, for a void, the reveals the void dropped) and comes back from its journal:
+    it replays the same decision and finishes the game on the others' head."""
+    for seed in (6, 23):
+        net, _, _ = withholding_game(seed)
+        net.crash(WATCHER)
+        net.restart(WATCHER)
+        net.run()
+        assert net.machines[1].replica.head == net.machines[2].replica.head, f"seed {seed}"
+        assert not net.machines[WATCHER].removed_me
