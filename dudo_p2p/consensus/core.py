@@ -28,6 +28,7 @@ from dudo_p2p.consensus.acts import ActRace
 from dudo_p2p.consensus.bindings import ReplayGuard, ack_context
 from dudo_p2p.consensus.effects import Effect, Emit
 from dudo_p2p.consensus.faults import EntryBook, VoteBook
+from dudo_p2p.consensus.liveness import Beats
 from dudo_p2p.consensus.presence import Presence
 from dudo_p2p.consensus.replica import Replica, Seating
 from dudo_p2p.consensus.secrets import EpochSecrets, RandomBytes
@@ -79,6 +80,7 @@ class MachineCore(ABC):
         self.proofs: list[tuple[bytes, bytes]] = []
         self.expelled: set[int] = set()
         self.timers = Timers(timeouts, seating.n, now)
+        self.beats = Beats()  # our heartbeats' counter and link nonces (liveness.py)
         self.removed_me = False
         self.abandoned: list[bytes] = []  # the claims that ended the game abandoned (§4.6)
         self.abandoned_by: int | None = None  # the seat the claims were about

@@ -71,6 +71,15 @@ class Connect:
 
 
 @dataclass(frozen=True)
+class Rekey:
+    """Hold the link kept under placeholder ``old`` under ``new`` (the host's key, learnt from
+    its welcome), or close it when ``new`` is None: one link per peer (protocol.md §5.1)."""
+
+    old: bytes
+    new: bytes | None
+
+
+@dataclass(frozen=True)
 class SendTo:
     """Send ``frame`` on the link held under ``peer``."""
 
@@ -98,7 +107,7 @@ class Seated:
     addresses: tuple[tuple[str, int], ...]
 
 
-LobbyEffect = Connect | SendTo | Refused | Seated | Log
+LobbyEffect = Connect | Rekey | SendTo | Refused | Seated | Log
 
 
 class Phase(enum.Enum):
@@ -410,7 +419,11 @@ class Lobby:
         self.table = welcome.table
         self.game_id = welcome.game_id
         self.seats_total = welcome.seats_total
+        # the placeholder link that reached the host becomes its link (one connection, not a
+        # second one sharing its routing id); the links to the other targets are closed
+        rekeys = [Rekey(k, author if k == key else None) for k in self.targets]
         return [
+            *rekeys,
             Connect(author, host, port),
             Log("info", f"welcomed at table {welcome.table} ({len(welcome.names)}/"
                         f"{welcome.seats_total}: {', '.join(welcome.names)})"),

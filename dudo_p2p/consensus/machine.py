@@ -48,6 +48,7 @@ from dudo_p2p.consensus.bindings import check_ack, check_vote
 from dudo_p2p.consensus.catchup import CatchUpMixin
 from dudo_p2p.consensus.core import VERIFIED_CACHE
 from dudo_p2p.consensus.effects import Effect, Emit, Log, Persist, Send
+from dudo_p2p.consensus.liveness import check_addressed
 from dudo_p2p.consensus.phases import PhasesMixin
 from dudo_p2p.consensus.reasons import Reason
 from dudo_p2p.consensus.record import encode_record
@@ -173,18 +174,26 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
             # refused before it counts for anything, a sign of life included (§6)
             self._out.append(Log("info", f"refused {env.kind} of seat {author}: {exc}"))
             return self._flush(now)
-        self.timers.last_heard[author] = now
+        # no "heard" here: a signed frame may come from anyone holding a copy (liveness.py)
         try:
             self._dispatch(author, env, now)
         except DudoError as exc:  # remote faults, and illegal actions a peer signed
             self._out.append(Log("warning", f"rejected {env.kind} from seat {author}: {exc}"))
         return self._flush(now)
 
+    def heard(self, seat: int, now: float) -> None:
+        """A fresh frame from ``seat`` arrived on its own proven connection (the node's call,
+        made before ``receive``; :mod:`~dudo_p2p.consensus.liveness`): the only input that
+        resets its silence clock."""
+        if 0 <= seat < self.seating.n and seat != self.seat:
+            self.timers.heard(seat, now)
+
     def tick(self, now: float) -> list[Effect]:
         """Timers: heartbeats, suspicion votes. Call at least a few times a second."""
         if self.timers.heartbeat_due(now):
-            body = Heartbeat(self.replica.head, len(self.replica.chain))
-            self._out.append(Send(self._seal(0, body).to_bytes()))
+            head, length = self.replica.head, len(self.replica.chain)
+            for seat, body in self.beats.round(head, length, self.seating, self.seat):
+                self._out.append(Send(self._seal(0, body).to_bytes(), to=seat))
         if not self.over:
             self._resend(now)
             self._suspect(now)
@@ -331,6 +340,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
             case Proof(first=first, second=second):
                 self._take_proof(first, second, now)
             case Heartbeat(head=head, length=length):
+                check_addressed(body, self.identity.public_key)
                 self._take_heartbeat(author, head, length, now)
             case SyncRequest(have=have):
                 self._answer_sync(author, have, now)

@@ -19,7 +19,8 @@ class Timeouts:
 
     heartbeat: float = 1.0
     step: float = 5.0  # a commitment, nonce, reveal, result signature or ack we wait for
-    silence: float = 4.5  # no message at all from a live seat (4 heartbeats missed)
+    silence: float = 4.5  # nothing heard from a live seat's own link (4 heartbeats missed)
+    link_setup: float = 15.0  # a seat never heard at all is silent this long after the start
     turn_grace: float = 5.0  # past the human turn timer (the seat's own bot should have played)
 
 
@@ -34,7 +35,9 @@ class Timers:
 
     def __init__(self, timeouts: Timeouts, seats: int, now: float) -> None:
         self.timeouts = timeouts
-        self.last_heard = {s: now for s in range(seats)}
+        # the silence clock starts when a seat is first heard (its link came up and proved
+        # itself, liveness.py); one never heard is silent link_setup after the start
+        self.last_heard = {s: now + timeouts.link_setup - timeouts.silence for s in range(seats)}
         self.progress_at = now
         self.next_heartbeat = now
         self.next_resend = now
@@ -57,6 +60,10 @@ class Timers:
     def stuck_past(self, limit: float, now: float) -> bool:
         """No progress (see the class docstring) for more than ``limit`` seconds."""
         return now - self.progress_at > limit
+
+    def heard(self, seat: int, now: float) -> None:
+        """A fresh frame from ``seat`` on its own proven link (liveness.py)."""
+        self.last_heard[seat] = now
 
     def silent(self, seat: int, now: float) -> bool:
         """Nothing heard from ``seat`` for longer than the silence timeout."""

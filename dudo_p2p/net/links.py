@@ -19,7 +19,22 @@ What this layer guarantees and what it does not:
   when a connection breaks. The consensus layer above re-sends and catches up; it must.
 * The sender id returned by ``recv_ready`` is *claimed*: anyone who can reach our port can
   claim any id. It is a routing hint only; the node authenticates every message by its
-  Ed25519 signature.
+  Ed25519 signature, and a connection by a signed proof bound to it (protocol.md §5.1).
+* One connection, one routing id, never shared (protocol.md §5.1): every DEALER presents
+  ``prefix || our key || link nonce``, 8 random bytes drawn for that socket, so no two of
+  our live connections to one peer share an id, and a restarted peer never collides with its
+  own stale connection. A DEALER whose connection dropped is replaced by a new socket with a
+  new nonce (:meth:`Links.maintain`) instead of letting ZeroMQ redial under the old id, so
+  the ROUTER needs no ``ROUTER_HANDOVER`` (which hands an id to whoever connects last: a
+  spoofer, or our own placeholder link). ``recv_incoming`` gives each frame's connection
+  id (``conn``). (``ZMQ_ROUTER_NOTIFY``, which would also say when each connection went
+  down, is a draft API the bundled libzmq is built without.)
+* libzmq 4.3.x aborts the process (``Assertion failed: !_io_error
+  (src/stream_engine_base.cpp:310)``) when a connection whose input was stopped (its pipe
+  full at ``ZMQ_RCVHWM``, or handed over to another connection by ``ROUTER_HANDOVER``) fails
+  and a ZMTP heartbeat (or a PONG) is then written on it. The ROUTER therefore has no receive
+  high-water mark and no handover, so no connection's input is ever stopped; the node reads
+  as fast as frames come and drops floods by its own per-connection limit.
 * Links are not encrypted (no CURVE) in protocol v1: every message is signed and bound to its
   game, round and seat, so it can be neither forged nor replayed; dice stay secret by
   commit-reveal until the table reveals them anyway; and the only secrets that travel, open
@@ -34,6 +49,8 @@ thread-safe).
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -48,7 +65,8 @@ log = logging.getLogger(__name__)
 # Ed25519 key starts with one in 1 of 256 cases; a fixed first byte avoids that (ZRE does the
 # same with b"1"). It doubles as a version of this framing.
 ROUTING_PREFIX = b"\x01"
-MAX_PEER_ID = 254  # routing ids are at most 255 bytes, one goes to the prefix
+LINK_NONCE_LEN = 8  # random bytes per DEALER socket, the tail of its routing id
+MAX_PEER_ID = 255 - len(ROUTING_PREFIX) - LINK_NONCE_LEN  # routing ids are at most 255 bytes
 
 # At most this many messages per recv_ready() call, so one flooding peer cannot starve the
 # node's loop; zmq.Poller is level-triggered, so the rest is read on the next turn.
@@ -71,15 +89,36 @@ STAT_KEYS = (
     "accepted",  # incoming connections accepted (monitor)
     "disconnects",  # incoming connections closed: peer gone, heartbeat lost, oversize frame
     "handshake_failures",  # incoming connections that never spoke valid ZMTP (monitor)
+    "relinks",  # our DEALERs replaced (new nonce) after their connection dropped
 )
 
 
+def routing_id(peer_id: bytes, nonce: bytes) -> bytes:
+    """The routing id a DEALER of ``peer_id`` with link nonce ``nonce`` presents."""
+    return ROUTING_PREFIX + peer_id + nonce
+
+
+def split_routing_id(rid: bytes) -> tuple[bytes, bytes]:
+    """(claimed peer id, link nonce) of a routing id that ``classify`` accepted."""
+    return rid[len(ROUTING_PREFIX):-LINK_NONCE_LEN], rid[-LINK_NONCE_LEN:]
+
+
 class Incoming(NamedTuple):
-    """One received frame: the sender's claimed id, the bytes, and the remote IP ZeroMQ saw."""
+    """One received frame: the sender's claimed id, the bytes, the remote IP ZeroMQ saw, and
+    the connection it came on (its whole routing id: unique per sending socket)."""
 
     sender: bytes
     frame: bytes
     address: str | None
+    conn: bytes = b""
+
+
+@dataclass
+class _Dealer:
+    sock: zmq.Socket[Any]
+    endpoint: str
+    nonce: bytes
+    monitor: zmq.Socket[Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +151,7 @@ class Links:
         max_frame: int = 65536,
         hwm: int = 1000,
         timers: LinkTimers | None = None,
+        nonces: Callable[[int], bytes] = os.urandom,
     ) -> None:
         if not 1 <= len(peer_id) <= MAX_PEER_ID:
             raise InvalidValue(f"peer id must be 1..{MAX_PEER_ID} bytes")
@@ -124,18 +164,20 @@ class Links:
         self.max_frame = max_frame
         self._hwm = hwm
         self._timers = timers or LinkTimers()
-        self._dealers: dict[bytes, tuple[zmq.Socket[Any], str]] = {}
+        self._nonces = nonces
+        self._dealers: dict[bytes, _Dealer] = {}
         self.stats: dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
         self._closed = False
 
         router: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 0)
-        # A restarted peer reconnects with the same id while its old TCP connection may still
-        # look alive; handover gives the id to the new connection instead of refusing it.
-        router.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        # No ROUTER_HANDOVER and no RCVHWM: either lets a connection's input stop, and a
+        # stopped connection that then fails aborts libzmq 4.3.x (module docstring). Ids
+        # never collide between honest sockets (a nonce each), so handover buys nothing.
+        router.setsockopt(zmq.ROUTER_HANDOVER, 0)
+        router.setsockopt(zmq.RCVHWM, 0)
         # ZeroMQ refuses an oversize frame from its length header, before allocating it.
         router.setsockopt(zmq.MAXMSGSIZE, max_frame)
-        router.setsockopt(zmq.RCVHWM, hwm)
         self._set_heartbeats(router)
         self._router = router
         try:
@@ -169,12 +211,17 @@ class Links:
         endpoint = f"tcp://[{host}]:{port}" if ":" in host else f"tcp://{host}:{port}"
         current = self._dealers.get(peer_id)
         if current is not None:
-            if current[1] == endpoint:
+            if current.endpoint == endpoint:
                 return
             self.disconnect(peer_id)
+        self._dealers[peer_id] = self._open_dealer(endpoint)
+        log.debug("link to %s at %s", peer_id[:4].hex(), endpoint)
+
+    def _open_dealer(self, endpoint: str) -> _Dealer:
+        nonce = self._nonces(LINK_NONCE_LEN)
         dealer: zmq.Socket[Any] = self._ctx.socket(zmq.DEALER)
         dealer.setsockopt(zmq.LINGER, 0)
-        dealer.setsockopt(zmq.ROUTING_ID, ROUTING_PREFIX + self.peer_id)
+        dealer.setsockopt(zmq.ROUTING_ID, routing_id(self.peer_id, nonce))
         dealer.setsockopt(zmq.SNDHWM, self._hwm)
         dealer.setsockopt(zmq.RCVHWM, self._hwm)
         # Queue only on a link that is up: frames for a peer that never answers would
@@ -182,22 +229,64 @@ class Links:
         dealer.setsockopt(zmq.IMMEDIATE, 1)
         dealer.setsockopt(zmq.RECONNECT_IVL, self._timers.reconnect_ivl)
         dealer.setsockopt(zmq.RECONNECT_IVL_MAX, self._timers.reconnect_ivl_max)
-        if ":" in host:
+        if endpoint.startswith("tcp://["):
             dealer.setsockopt(zmq.IPV6, 1)
         self._set_heartbeats(dealer)
         try:
+            monitor: zmq.Socket[Any] = dealer.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        except BaseException:
+            dealer.close(linger=0)
+            raise
+        try:
             dealer.connect(endpoint)
         except zmq.ZMQError as exc:
-            dealer.close(linger=0)
+            _close_dealer(_Dealer(dealer, endpoint, nonce, monitor))
             raise InvalidValue(f"cannot connect to {endpoint}: {exc}") from None
-        self._dealers[peer_id] = (dealer, endpoint)
-        log.debug("link to %s at %s", peer_id[:4].hex(), endpoint)
+        return _Dealer(dealer, endpoint, nonce, monitor)
 
     def disconnect(self, peer_id: bytes) -> None:
         """Close the link to ``peer_id`` and drop its queue; nothing happens for an unknown id."""
         entry = self._dealers.pop(peer_id, None)
         if entry is not None:
-            entry[0].close(linger=0)
+            _close_dealer(entry)
+
+    def rekey(self, old: bytes, new: bytes) -> None:
+        """Hold the link kept under ``old`` (a placeholder) under ``new`` from now on: the same
+        socket and connection, so no second connection to that peer is opened. A link already
+        held under ``new`` is closed first; nothing happens when ``old`` is unknown."""
+        entry = self._dealers.pop(old, None)
+        if entry is None or old == new:
+            if entry is not None:
+                self._dealers[old] = entry
+            return
+        self.disconnect(new)
+        self._dealers[new] = entry
+
+    def nonce(self, peer_id: bytes) -> bytes | None:
+        """The link nonce of our DEALER to ``peer_id`` (None: no link): the tail of the
+        routing id the peer sees our frames come from, which our link proofs name."""
+        entry = self._dealers.get(peer_id)
+        return entry.nonce if entry is not None else None
+
+    def maintain(self) -> list[bytes]:
+        """Replace every DEALER whose connection dropped by a new one (a new socket, a new
+        nonce, the same endpoint), so that no connection is ever redialled under a routing
+        id a stale connection may still hold on the peer's ROUTER; returns the peers whose
+        link was replaced (its queue is lost, as it was with the connection)."""
+        replaced: list[bytes] = []
+        for peer_id, entry in list(self._dealers.items()):
+            if not _drained_event(entry.monitor):
+                continue
+            _close_dealer(entry)
+            del self._dealers[peer_id]
+            try:
+                self._dealers[peer_id] = self._open_dealer(entry.endpoint)
+            except InvalidValue as exc:  # the endpoint connected before: should not happen
+                log.warning("cannot relink to %s: %s", peer_id[:4].hex(), exc)
+                continue
+            self.stats["relinks"] += 1
+            replaced.append(peer_id)
+        return replaced
 
     def send(self, peer_id: bytes, frame: bytes) -> bool:
         """Queue ``frame`` for ``peer_id`` without blocking. True when queued, else False.
@@ -213,7 +302,7 @@ class Links:
             self.stats["send_unknown_peer"] += 1
             return False
         try:
-            entry[0].send(frame, zmq.NOBLOCK)
+            entry.sock.send(frame, zmq.NOBLOCK)
         except zmq.Again:
             self.stats["send_would_block"] += 1
             log.debug("link to %s not ready or full; frame dropped", peer_id[:4].hex())
@@ -227,7 +316,7 @@ class Links:
 
     def peers(self) -> dict[bytes, str]:
         """Every peer we hold a link for, with the endpoint it points at."""
-        return {peer_id: endpoint for peer_id, (_, endpoint) in self._dealers.items()}
+        return {peer_id: entry.endpoint for peer_id, entry in self._dealers.items()}
 
     # -- incoming -------------------------------------------------------------------------
 
@@ -244,7 +333,8 @@ class Links:
         return [(m.sender, m.frame) for m in self.recv_incoming()]
 
     def recv_incoming(self) -> list[Incoming]:
-        """Like ``recv_ready`` but also gives the remote IP (``Peer-Address``) of each frame.
+        """Like ``recv_ready`` but also gives the remote IP (``Peer-Address``) and the
+        connection of each frame.
 
         The node needs that address to link back to a peer that joined us by ``host:port``
         and told us only its link port.
@@ -264,26 +354,24 @@ class Links:
 
     def _accept(self, parts: list[zmq.Frame]) -> Incoming | None:
         """Check one ROUTER message (routing id + parts); None (counted) when malformed."""
-        routing_id = parts[0].bytes
-        problem = classify(routing_id, [len(p) for p in parts[1:]], self.max_frame)
+        rid = parts[0].bytes
+        problem = classify(rid, [len(p) for p in parts[1:]], self.max_frame)
         if problem is not None:
-            self._drop(problem, routing_id)
+            self._drop(problem, rid)
             return None
+        sender, _ = split_routing_id(rid)
         try:
             address = parts[1].get("Peer-Address")
         except zmq.ZMQError:  # transports without an address (inproc, ipc)
             address = None
-        return Incoming(
-            routing_id[len(ROUTING_PREFIX):],
-            parts[1].bytes,
-            address if isinstance(address, str) else None,
-        )
+        return Incoming(sender, parts[1].bytes, address if isinstance(address, str) else None,
+                        rid)
 
-    def _drop(self, kind: str, routing_id: bytes) -> None:
+    def _drop(self, kind: str, rid: bytes) -> None:
         self.stats[kind] += 1
         # Warn once per kind so a peer spraying garbage cannot flood the log.
         level = logging.WARNING if self.stats[kind] == 1 else logging.DEBUG
-        log.log(level, "dropped a message (%s) from routing id %s", kind, routing_id[:8].hex())
+        log.log(level, "dropped a message (%s) from routing id %s", kind, rid[:8].hex())
 
     def _drain_monitor(self) -> None:
         while True:
@@ -324,16 +412,33 @@ class Links:
         sock.setsockopt(zmq.HEARTBEAT_TTL, self._timers.heartbeat_ttl)
 
 
-def classify(routing_id: bytes, part_sizes: list[int], max_frame: int) -> str | None:
+def _close_dealer(entry: _Dealer) -> None:
+    entry.sock.disable_monitor()
+    entry.monitor.close(linger=0)
+    entry.sock.close(linger=0)
+
+
+def _drained_event(monitor: zmq.Socket[Any]) -> bool:
+    """Read every event a DEALER's monitor holds; True when there was one (a disconnect)."""
+    seen = False
+    while True:
+        try:
+            monitor.recv_multipart(zmq.NOBLOCK)
+        except zmq.Again:
+            return seen
+        seen = True
+
+
+def classify(rid: bytes, part_sizes: list[int], max_frame: int) -> str | None:
     """Why a received message must be dropped (a ``stats`` key), or None when it is fine.
 
     Pure, so the checks are tested without sockets: exactly one part after the routing id,
-    a routing id made by a dudo DEALER (our prefix and at least one byte of id), a part no
-    longer than ``max_frame``.
+    a routing id made by a dudo DEALER (our prefix, at least one byte of id, the link nonce),
+    a part no longer than ``max_frame``.
     """
     if len(part_sizes) != 1:
         return "bad_parts"
-    if len(routing_id) <= len(ROUTING_PREFIX) or not routing_id.startswith(ROUTING_PREFIX):
+    if len(rid) <= len(ROUTING_PREFIX) + LINK_NONCE_LEN or not rid.startswith(ROUTING_PREFIX):
         return "bad_routing_id"
     if part_sizes[0] > max_frame:
         return "oversize"

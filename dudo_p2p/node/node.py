@@ -46,6 +46,7 @@ from dudo_p2p.consensus.lobby import (
     Lobby,
     LobbyEffect,
     Refused,
+    Rekey,
     Seated,
     SendTo,
     peek_kind,
@@ -56,8 +57,9 @@ from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.beacon import Beacon, TableState, new_table_code
 from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT, Discovery
-from dudo_p2p.net.links import Links
+from dudo_p2p.net.links import Incoming, Links
 from dudo_p2p.node import journal as jr
+from dudo_p2p.node.conns import Connections, link_proof
 from dudo_p2p.rules import RuleSet
 
 log = logging.getLogger(__name__)
@@ -66,13 +68,6 @@ TICK_EVERY = 0.05  # the machine's timers run at least this often (heartbeats, v
 MAX_EARLY_FRAMES = 1024  # game frames kept while our machine does not exist yet
 SETTLE_GRACE = 3.0  # after the game ends, serve lagging peers at most this long
 TELL_LINGER = 10.0  # ... and wait at most this long for a removed seat to hear of it (§4.6)
-# Token bucket per claimed sender (the link's routing id): a peer sends a few dozen frames a
-# second at most (entries, acks, heartbeats, catch-up chunks), so a flood is dropped before
-# any parsing or signature check. Senders past MAX_BUCKETS share one bucket (bounded memory
-# against invented ids).
-FLOOD_RATE = 500.0  # frames per second, sustained
-FLOOD_BURST = 1000.0  # frames at once
-MAX_BUCKETS = 64
 # A link is refused frames until its TCP and ZMTP handshakes are done (ZMQ_IMMEDIATE), a few
 # milliseconds after connect. Frames sent to a link younger than LINK_UP_GRACE are held and
 # retried every HOLD_RETRY instead of being lost until the sender's next re-send (200 ms to
@@ -159,7 +154,7 @@ class Node:
         self.events: list[Event] = []
         self.early: list[bytes] = []
         self.stats = Stats()
-        self.buckets: dict[bytes, tuple[float, float]] = {}  # sender -> (tokens, at)
+        self.conns = Connections()  # flood buckets and link proofs, per incoming connection
         self.linked_at: dict[bytes, float] = {}  # link key -> when its DEALER was (re)made
         self.held: list[tuple[bytes, bytes, float]] = []  # (link key, frame, give up at)
         self.discover_table: str | None = None
@@ -248,6 +243,7 @@ class Node:
         # what our seat owes the current phase (a commit, nonce, reveal or result signature
         # not yet chained), rebuilt from the journalled secrets, so the table does not wait
         # for it until it votes us out.
+        node._tell_links(node.machine)
         node.carry_out(node.machine.tick(now) + node.machine.start(now))
         if node.machine.over and node.over_at is None:
             node.over_at = now  # the journal holds a finished game: serve lagging peers, leave
@@ -299,23 +295,24 @@ class Node:
         # level-triggered, so what arrives after it is seen by the next poll at once.
         if any(sock in ready for sock in self.link_sockets):
             for incoming in self.links.recv_incoming():
-                self._route(incoming.sender, incoming.frame, incoming.address, now, batch)
+                self._route(incoming, now, batch)
+        for peer in self.links.maintain():  # links whose connection dropped: new sockets
+            self.linked_at[peer] = now
         if self.discovery is not None:
             self.discovery.tick(now)
         batch.extend(self.lobby.tick(now))
         if self.machine is not None and now >= self.next_tick:
             self.next_tick = now + TICK_EVERY
+            self._tell_links(self.machine)
             batch.extend(self.machine.tick(now))
         elif self.machine is None and now >= self.next_tick:
             self.next_tick = now + TICK_EVERY
         self.carry_out(batch)
         self._update_beacon()  # seats taken, playing: set_beacon sends only what changed
 
-    def _route(
-        self, sender: bytes, frame: bytes, address: str | None, now: float,
-        batch: list[AnyEffect],
-    ) -> None:
-        if not self._admit(sender, now):
+    def _route(self, incoming: Incoming, now: float, batch: list[AnyEffect]) -> None:
+        sender, frame, address, conn = incoming
+        if not self._admit(conn, now):
             return
         kind = peek_kind(frame)
         if kind is None:
@@ -326,6 +323,13 @@ class Node:
         if kind in LOBBY_KINDS:
             batch.extend(self.lobby.receive(frame, sender, address, now))
         elif self.machine is not None:
+            seat = self.conns.seat_of(conn)
+            if kind == "heartbeat":
+                seat = link_proof(self.machine, self.conns, sender, conn, frame)
+                if seat is None:
+                    return  # a copy of someone's heartbeat, or a stale one: proves nothing
+            if seat is not None:  # on the seat's own proven connection (liveness.py)
+                self.machine.heard(seat, now)
             batch.extend(self.machine.receive(frame, now))
         elif len(self.early) < MAX_EARLY_FRAMES:
             self.stats.early_frames += 1
@@ -333,20 +337,17 @@ class Node:
         else:
             self.stats.early_dropped += 1
 
-    def _admit(self, sender: bytes, now: float) -> bool:
-        """Take a token from the sender's bucket (module constants); False: drop the frame."""
-        key = sender if sender in self.buckets or len(self.buckets) < MAX_BUCKETS else b""
-        tokens, at = self.buckets.get(key, (FLOOD_BURST, now))
-        tokens = min(FLOOD_BURST, tokens + (now - at) * FLOOD_RATE)
-        if tokens < 1.0:
-            self.buckets[key] = (tokens, now)
-            self.stats.flood_dropped += 1
-            if self.stats.flood_dropped % 10_000 == 1:  # the first drop, then one line per 10k
-                log.warning("flood: dropped %d frames so far (last from link %s)",
-                            self.stats.flood_dropped, sender[:4].hex())
-            return False
-        self.buckets[key] = (tokens - 1.0, now)
-        return True
+    def _admit(self, conn: bytes, now: float) -> bool:
+        """Take a token from the connection's bucket (:mod:`~dudo_p2p.node.conns`); False:
+        drop the frame. Per connection, not per claimed key: a spoofer claiming a seat's key
+        drains only its own bucket (issue 13 §5)."""
+        if self.conns.admit(conn, now):
+            return True
+        self.stats.flood_dropped += 1
+        if self.stats.flood_dropped % 10_000 == 1:  # the first drop, then one line per 10k
+            log.warning("flood: dropped %d frames so far (last from link %s)",
+                        self.stats.flood_dropped, conn[1:5].hex())
+        return False
 
     def _on_beacons(self, now: float, batch: list[AnyEffect]) -> None:
         assert self.discovery is not None
@@ -397,6 +398,8 @@ class Node:
                 self._send(frame, to)
             case SendTo(peer=peer, frame=frame):
                 self._send_link(peer, frame)
+            case Rekey(old=old, new=new):
+                self._rekey(old, new)
             case Connect(peer=peer, host=host, port=port):
                 try:
                     self._connect(peer, host, port)
@@ -428,6 +431,27 @@ class Node:
         self.links.connect(peer, host, port)
         if self.links.peers().get(peer) != before:  # a new DEALER: not up for a moment
             self.linked_at[peer] = self.clock()
+
+    def _tell_links(self, machine: TableMachine) -> None:
+        """Our heartbeats name the link they travel on: give the machine each seat's nonce
+        (a link redialled from a new socket has a new one)."""
+        for seat, pub in enumerate(machine.seating.pubs):
+            nonce = self.links.nonce(pub)
+            if nonce is not None:
+                machine.beats.links[seat] = nonce
+
+    def _rekey(self, old: bytes, new: bytes | None) -> None:
+        """The placeholder link ``old`` becomes ``new``'s link (or is closed): its held frames
+        and its age go with it, so nothing queued for the host is lost."""
+        if new is None:
+            self.links.disconnect(old)
+            self.held = [h for h in self.held if h[0] != old]
+            self.linked_at.pop(old, None)
+            return
+        self.links.rekey(old, new)
+        self.held = [(new if key == old else key, frame, at) for key, frame, at in self.held]
+        if old in self.linked_at:
+            self.linked_at[new] = self.linked_at.pop(old)
 
     def _send_link(self, peer: bytes, frame: bytes) -> None:
         """Send, or hold the frame for a link still in its handshake (module constants)."""

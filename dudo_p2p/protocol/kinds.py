@@ -193,13 +193,22 @@ class Proof(Message):
     second: Annotated[bytes, MaxLen(8192)]
 
 
+MAX_LINK_NONCE = 16
+
+
 @message("heartbeat")
 @dataclass(frozen=True)
 class Heartbeat(Message):
-    """I am alive; my log has ``length`` entries ending in ``head``."""
+    """I am alive; my log has ``length`` entries ending in ``head``. Sent to one seat: ``to``
+    is its key, ``link`` the nonce of our link to it (the tail of the routing id it receives
+    this on), ``counter`` our heartbeat count, strictly increasing for a link: the receiver's
+    proof that this connection is ours and the frame fresh (protocol.md §5.1)."""
 
     head: Hash
     length: Annotated[int, Range(0, 1_000_000)]
+    counter: Annotated[int, Range(1, 2**53)]
+    to: Key
+    link: Annotated[bytes, MaxLen(MAX_LINK_NONCE)]
 
 
 @message("sync-request")

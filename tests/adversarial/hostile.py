@@ -22,6 +22,7 @@ from dudo_p2p.bots import make_bot
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.net.links import Incoming
 from dudo_p2p.node.node import NetConfig, Node
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
 from dudo_p2p.protocol.messages import Message
@@ -69,10 +70,10 @@ class HostileNode(Node):
         for data, seat in out:
             super()._send(data, seat)
 
-    def _route(self, sender: bytes, frame: bytes, address: str | None, now: float,
+    def _route(self, incoming: Incoming, now: float,
                batch: list[object]) -> None:  # type: ignore[override]
-        self.capture.add(frame)
-        super()._route(sender, frame, address, now, batch)  # type: ignore[arg-type]
+        self.capture.add(incoming.frame)
+        super()._route(incoming, now, batch)  # type: ignore[arg-type]
 
     def send_raw(self, frame: bytes, seat: int | None = None) -> None:
         """Push ``frame`` as it is to ``seat`` (None: every other seat), past ``tamper``."""

@@ -227,7 +227,8 @@ def test_a_flood_of_frames_does_not_stop_the_honest_peers(
         m = node.machine
         if queued[0] or m is None or m.replica.epoch.number < 1:
             return
-        beat = node.seal(Heartbeat(m.replica.head, len(m.replica.chain)))
+        beat = node.seal(Heartbeat(m.replica.head, len(m.replica.chain), 1, m.seating.pubs[0],
+                                   b""))
         junk = [beat, b"\x98" + bytes(40), beat]
         started = time.monotonic()
         while time.monotonic() - started < FLOOD_SECONDS:

@@ -45,6 +45,7 @@ class _Delivery:
     order: int
     dst: int = field(compare=False)
     frame: bytes = field(compare=False)
+    src: int | None = field(compare=False, default=None)  # None: not on src's own link
 
 
 class FakeNet:
@@ -102,7 +103,8 @@ class FakeNet:
                 for dst in targets:
                     for at in self.route(src, dst, eff.frame, self.now):
                         self.order += 1
-                        heapq.heappush(self.queue, _Delivery(at, self.order, dst, eff.frame))
+                        heapq.heappush(self.queue,
+                                       _Delivery(at, self.order, dst, eff.frame, src))
             elif isinstance(eff, Emit):
                 self.events[src].append(eff.event)
             elif isinstance(eff, Persist):
@@ -127,6 +129,8 @@ class FakeNet:
             d = heapq.heappop(self.queue)
             self.now = max(self.now, d.at)
             if d.dst not in self.dead:
+                if d.src is not None:  # on the sender's own link, as a node's proven one
+                    self.machines[d.dst].heard(d.src, self.now)
                 self.apply(d.dst, self.machines[d.dst].receive(d.frame, self.now))
             return True
         self.now += 0.01
@@ -145,7 +149,8 @@ class FakeNet:
         raise AssertionError(f"no end after {max_steps} steps at t={self.now:.2f}")
 
     def inject(self, dst: int, frame: bytes, delay: float = 0.001) -> None:
-        """Deliver a frame of the test's making to ``dst``."""
+        """Deliver a frame of the test's making to ``dst``, as from a connection that proved
+        no seat (a relayed or replayed frame: it does not count as hearing its author)."""
         self.order += 1
         heapq.heappush(self.queue, _Delivery(self.now + delay, self.order, dst, frame))
 

@@ -108,8 +108,6 @@ def test_replayed_acks_and_votes_do_not_keep_a_dead_seat_at_the_table() -> None:
             assert any("replay" in t or "stale" in t for t in net.logs[s])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14: heartbeats carry no fresh counter yet "
-                   "(engineer link adds it with the link proof)")
 def test_replayed_heartbeats_do_not_keep_a_dead_seat_at_the_table() -> None:
     net, _thinker, crashed, kept = thinking_table(23)
     beats = [f for f in kept if env_of(f).kind == "heartbeat"]
@@ -241,7 +239,8 @@ def test_verify_refuses_an_ack_or_a_heartbeat_in_place_of_an_entry() -> None:
     author = net.seating.seat_of(entry.author)
     relayer = net.ids[(author or 0) + 1 if (author or 0) + 1 < 3 else 1]
     ack = seal_envelope(relayer, game, entry.round_no, entry.seq, Ack(items[at]))
-    beat = seal_envelope(relayer, game, entry.round_no, 0, Heartbeat(bytes(32), at))
+    beat = seal_envelope(relayer, game, entry.round_no, 0,
+                         Heartbeat(bytes(32), at, 1, net.seating.pubs[0], b""))
     for fake in (ack, beat):
         changed = list(items)
         changed[at] = fake.to_bytes()

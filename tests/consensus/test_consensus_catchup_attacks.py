@@ -149,7 +149,7 @@ def test_two_acts_for_one_slot_meeting_through_catch_up_are_an_equivocation_proo
                               for s in (0, 1, 3)))
     x_holder.append(x)
     rep = net.machines[victim].replica
-    lie = Heartbeat(bytes(32), len(rep.chain) + 3)
+    lie = Heartbeat(bytes(32), len(rep.chain) + 3, 1, net.seating.pubs[victim], b"")
     net.inject(victim, sealed(net, cheater, lie, rep.epoch.number))
     net.run_until(lambda: fired["asked"], 2000)
     fired["done"] = True

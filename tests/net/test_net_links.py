@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import select
 import socket
 import struct
 import time
@@ -14,10 +15,11 @@ import zmq
 from net_helpers import WAIT, recv_frames, send_until_queued
 
 from dudo_p2p.errors import InvalidValue, LocalProtocolError
-from dudo_p2p.net.links import ROUTING_PREFIX, Incoming, Links, classify
+from dudo_p2p.net.links import ROUTING_PREFIX, Incoming, Links, classify, routing_id
 
 A = b"\xaa" * 32
 B = b"\x00" + b"\xbb" * 31  # starts with a zero byte, which libzmq reserves without our prefix
+NONCE = b"\x07" * 8  # a hand-made DEALER's link nonce
 
 MakeLinks = Callable[..., Links]
 RawSocket = Callable[[int], zmq.Socket[Any]]
@@ -79,7 +81,7 @@ def test_oversize_frame_is_dropped_by_zeromq_and_the_link_recovers(
 ) -> None:
     a = make_links(A, max_frame=1024)
     rogue = raw_sockets(zmq.DEALER)
-    rogue.setsockopt(zmq.ROUTING_ID, ROUTING_PREFIX + B)
+    rogue.setsockopt(zmq.ROUTING_ID, routing_id(B, NONCE))
     rogue.connect(a.endpoint)
     rogue.send(b"small")
     assert recv_frames(a, 1) == [(B, b"small")]
@@ -102,7 +104,7 @@ def test_multipart_and_foreign_routing_ids_are_counted_and_dropped(
 ) -> None:
     a = make_links(A)
     multipart = raw_sockets(zmq.DEALER)
-    multipart.setsockopt(zmq.ROUTING_ID, ROUTING_PREFIX + B)
+    multipart.setsockopt(zmq.ROUTING_ID, routing_id(B, NONCE))
     multipart.connect(a.endpoint)
     foreign = raw_sockets(zmq.DEALER)
     foreign.setsockopt(zmq.ROUTING_ID, b"not-a-dudo-peer")
@@ -125,12 +127,13 @@ def test_multipart_and_foreign_routing_ids_are_counted_and_dropped(
 @pytest.mark.parametrize(
     ("routing_id", "sizes", "expected"),
     [
-        (ROUTING_PREFIX + A, [10], None),
-        (ROUTING_PREFIX + A, [100], None),
-        (ROUTING_PREFIX + A, [101], "oversize"),
-        (ROUTING_PREFIX + A, [], "bad_parts"),
-        (ROUTING_PREFIX + A, [1, 1], "bad_parts"),
+        (routing_id(A, NONCE), [10], None),
+        (routing_id(A, NONCE), [100], None),
+        (routing_id(A, NONCE), [101], "oversize"),
+        (routing_id(A, NONCE), [], "bad_parts"),
+        (routing_id(A, NONCE), [1, 1], "bad_parts"),
         (ROUTING_PREFIX, [1], "bad_routing_id"),
+        (ROUTING_PREFIX + NONCE, [1], "bad_routing_id"),  # a nonce but no id
         (b"\x00abcd", [1], "bad_routing_id"),
     ],
 )
@@ -176,11 +179,11 @@ def test_router_handover_lets_a_second_connection_with_the_same_id_take_over(
 def test_connect_is_idempotent_and_replaces_a_changed_address(make_links: MakeLinks) -> None:
     a = make_links(A)
     a.connect(B, "127.0.0.1", 40001)
-    first = a._dealers[B][0]
+    first = a._dealers[B].sock
     a.connect(B, "127.0.0.1", 40001)
-    assert a._dealers[B][0] is first
+    assert a._dealers[B].sock is first
     a.connect(B, "127.0.0.1", 40002)
-    assert a._dealers[B][0] is not first
+    assert a._dealers[B].sock is not first
     assert first.closed
     assert a.peers() == {B: "tcp://127.0.0.1:40002"}
     a.disconnect(B)
@@ -251,7 +254,7 @@ GARBAGE = {
     "bad command after greeting": _greeting(b"NULL") + _command(b"WHAT", b"\x00" * 10),
     "huge frame after handshake": _greeting(b"NULL")
     + _command(b"READY", _property(b"Socket-Type", b"DEALER")
-               + _property(b"Identity", ROUTING_PREFIX + B))
+               + _property(b"Identity", routing_id(B, NONCE)))
     + b"\x02" + struct.pack("!Q", 2**62),
 }
 
@@ -278,3 +281,57 @@ def test_close_is_idempotent(make_links: MakeLinks) -> None:
     a, _ = linked_pair(make_links)
     a.close()
     a.close()
+
+
+def test_every_dealer_presents_its_own_routing_id_and_rekey_keeps_the_connection(
+    make_links: MakeLinks,
+) -> None:
+    """Two links from one peer to another never share a routing id (issue 13 §1: a joiner's
+    placeholder link and its real one both presented ``prefix || key`` and the host's ROUTER
+    heard only the last to connect); a placeholder re-keyed to the real id keeps its socket
+    and connection, so no second connection is opened."""
+    a, b = make_links(A), make_links(B)
+    a.connect(b"join:placeholder", "127.0.0.1", b.port)
+    a.connect(b"other", "127.0.0.1", b.port)
+    first, second = a.nonce(b"join:placeholder"), a.nonce(b"other")
+    assert first is not None and second is not None and first != second
+    sock = a._dealers[b"join:placeholder"].sock
+    a.rekey(b"join:placeholder", B)
+    a.disconnect(b"other")
+    assert a.peers() == {B: f"tcp://127.0.0.1:{b.port}"}
+    assert a._dealers[B].sock is sock and a.nonce(B) == first
+    assert send_until_queued(a, B, b"after the welcome")
+    got = []
+    deadline = time.monotonic() + WAIT
+    while not got and time.monotonic() < deadline:
+        b.sockets_for_poll()[0].poll(100)
+        got = b.recv_incoming()
+    assert [(m.sender, m.frame, m.conn) for m in got] == [
+        (A, b"after the welcome", routing_id(A, first))
+    ]
+
+
+def test_a_dropped_connection_is_redialled_from_a_new_socket_with_a_new_nonce(
+    make_links: MakeLinks, raw_sockets: RawSocket
+) -> None:
+    """After its connection drops, a DEALER is replaced by one with a fresh routing id, so it
+    never redials under an id a stale connection may still hold on the peer's ROUTER (with
+    ROUTER_HANDOVER off, that redial would be heard by nobody)."""
+    a = make_links(A)
+    server = raw_sockets(zmq.ROUTER)  # a peer's ROUTER that we can cut
+    port = server.bind_to_random_port("tcp://127.0.0.1")
+    a.connect(B, "127.0.0.1", port)
+    assert send_until_queued(a, B, b"one")
+    before = a.nonce(B)
+    assert server.poll(int(WAIT * 1000)) and server.recv_multipart()[0] == routing_id(A, before)
+    server.unbind(f"tcp://127.0.0.1:{port}")
+    server.close(linger=0)  # the connection drops
+    deadline = time.monotonic() + WAIT
+    replaced: list[bytes] = []
+    while not replaced and time.monotonic() < deadline:
+        replaced = a.maintain()
+        select.select([], [], [], 0.01)
+    assert replaced == [B] and a.stats["relinks"] == 1
+    assert a.nonce(B) not in (None, before)
+    assert a.peers() == {B: f"tcp://127.0.0.1:{port}"}
+    assert a.maintain() == []  # nothing more to replace

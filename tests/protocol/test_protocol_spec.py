@@ -118,6 +118,7 @@ def test_the_timers_table_is_the_constants() -> None:
         "turn grace": DEFAULT_TIMEOUTS.turn_grace,
         "reconnect grace": HUMAN_GRACE,
         "table gone": TABLE_GONE_AFTER,
+        "link setup": DEFAULT_TIMEOUTS.link_setup,
     }
 
 

@@ -158,7 +158,7 @@ def examples() -> dict[str, tuple[int, bytes, int, int, Message]]:
         "ack": (2, GAME, EPOCH, 1, Ack(act.to_bytes())),
         "vote": (2, GAME, EPOCH, 1, Vote(pubs[1], "equivocation")),
         "proof": (2, GAME, EPOCH, 0, Proof(act.to_bytes(), act2.to_bytes())),
-        "heartbeat": (2, GAME, EPOCH, 0, Heartbeat(PREV, 17)),
+        "heartbeat": (2, GAME, EPOCH, 0, Heartbeat(PREV, 17, 42, pubs[0], bytes(range(8)))),
         "sync-request": (2, GAME, EPOCH, 0, SyncRequest(12)),
         "sync-reply": (1, GAME, EPOCH, 0, SyncReply(12, (act.to_bytes(),), False)),
         "bye": (2, GAME, EPOCH, 0, Bye("quit")),

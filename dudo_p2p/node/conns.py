@@ -1,0 +1,123 @@
+"""What the node knows of each incoming connection: its flood budget and which seat it proved.
+
+A connection is one routing id on our ROUTER (``prefix || claimed key || link nonce``: one
+per sending socket, protocol.md §5.1). Anyone can open a connection and claim any key, so:
+
+- **Flood limits are per connection**, never per claimed key: a spoofer claiming a seat's
+  key floods only its own bucket, and the seat's own connection keeps its budget. A
+  connection that proved a seat keeps its bucket for as long as we run; unproven ones get one
+  each up to :data:`MAX_UNPROVEN`, the least recently used is forgotten beyond that (it gets
+  a fresh bucket if it comes back: what a new connection would get anyway).
+- **A connection belongs to a seat only once it proved it** (:meth:`Connections.prove`): the
+  node checked a heartbeat that the seat signed for us and for this very connection (our key,
+  the connection's link nonce) with a counter above every one this connection proved before.
+  Only frames arriving on a connection proven for seat X count as "heard from X" (§4.6): a
+  frame relayed or replayed by anyone else, however validly signed, never does.
+
+Pure bookkeeping on the times it is given (no I/O, no clock); the node owns the sockets.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from dudo_p2p.errors import RemoteProtocolError
+from dudo_p2p.net.links import split_routing_id
+from dudo_p2p.protocol.envelope import open_envelope
+from dudo_p2p.protocol.kinds import Heartbeat
+
+if TYPE_CHECKING:
+    from dudo_p2p.consensus.machine import TableMachine
+
+# A peer sends a few dozen frames a second at most (entries, acks, heartbeats, catch-up
+# chunks), so a flood is dropped before any parsing or signature check.
+FLOOD_RATE = 500.0  # frames per second, sustained, per connection
+FLOOD_BURST = 1000.0  # frames at once, per connection
+MAX_UNPROVEN = 64  # unproven connections with a bucket of their own (bounded memory)
+
+
+class Connections:
+    """Per-connection flood buckets and link proofs (module docstring)."""
+
+    def __init__(
+        self,
+        rate: float = FLOOD_RATE,
+        burst: float = FLOOD_BURST,
+        max_unproven: int = MAX_UNPROVEN,
+    ) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_unproven = max_unproven
+        self._unproven: OrderedDict[bytes, tuple[float, float]] = OrderedDict()
+        self._proven_buckets: dict[bytes, tuple[float, float]] = {}
+        self._seat: dict[bytes, int] = {}  # connection -> the seat it proved
+        self._counter: dict[bytes, int] = {}  # connection -> highest proved counter
+        self.dropped = 0
+
+    def admit(self, conn: bytes, now: float) -> bool:
+        """Take a token from ``conn``'s bucket; False: drop the frame (counted)."""
+        proven = conn in self._seat
+        if proven:
+            tokens, at = self._proven_buckets.get(conn, (self.burst, now))
+        else:
+            tokens, at = self._unproven.pop(conn, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - at) * self.rate)
+        admitted = tokens >= 1.0
+        if admitted:
+            tokens -= 1.0
+        else:
+            self.dropped += 1
+        if proven:
+            self._proven_buckets[conn] = (tokens, now)
+        else:
+            self._unproven[conn] = (tokens, now)  # most recently used last
+            while len(self._unproven) > self.max_unproven:
+                self._unproven.popitem(last=False)
+        return admitted
+
+    def seat_of(self, conn: bytes) -> int | None:
+        """The seat ``conn`` proved, or None."""
+        return self._seat.get(conn)
+
+    def fresh(self, conn: bytes, counter: int) -> bool:
+        """``counter`` is above every counter ``conn`` proved with so far."""
+        return counter > self._counter.get(conn, 0)
+
+    def prove(self, conn: bytes, seat: int, counter: int) -> bool:
+        """``conn`` carried seat ``seat``'s heartbeat for us and for this connection, with
+        ``counter`` (the node checked signature, receiver and link nonce): the connection is
+        the seat's from now on. False (nothing changes) when the counter is not fresh or the
+        connection proved another seat before (a seat cannot take over another's link)."""
+        if not self.fresh(conn, counter) or self._seat.get(conn, seat) != seat:
+            return False
+        self._counter[conn] = counter
+        if conn not in self._seat:
+            self._seat[conn] = seat
+            self._proven_buckets[conn] = self._unproven.pop(conn, (self.burst, 0.0))
+        return True
+
+
+def link_proof(
+    machine: TableMachine, conns: Connections, sender: bytes, conn: bytes, frame: bytes
+) -> int | None:
+    """Check a heartbeat that arrived on connection ``conn`` (claiming key ``sender``) as a
+    proof that the connection is its author's (module docstring); the author's seat when it
+    is one (the connection is then proven), None when it proves nothing: not a valid
+    heartbeat of a seat of this game, signed by another key than the connection claims,
+    addressed to another seat or another link, or not fresh on this connection."""
+    try:
+        env = open_envelope(frame, expect_game=machine.seating.game_id,
+                            known_authors=machine.seating.pubs)
+    except RemoteProtocolError:
+        return None
+    body = env.body
+    seat = machine.seating.seat_of(env.author)
+    _, nonce = split_routing_id(conn)
+    if (
+        seat is None or seat == machine.seat or not isinstance(body, Heartbeat)
+        or env.author != sender or body.to != machine.identity.public_key
+        or body.link != nonce
+    ):
+        return None
+    return seat if conns.prove(conn, seat, body.counter) else None

@@ -1,0 +1,134 @@
+"""Links under attack, with real processes on loopback (issue 13 §1, §5; issue 21 §4): an
+unseated spoofer claiming a live seat's key, and a seated cheater replaying a dead seat's
+heartbeat. Honest ``dudo-p2p host``/``bot`` processes; the seat under attack (or the
+cheater) is the in-process node of tests/adversarial/hostile.py."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+from node_helpers import LOOPBACK, Peer
+
+from dudo_p2p.bots import make_bot
+from dudo_p2p.net.links import routing_id
+from dudo_p2p.protocol.envelope import open_envelope
+from dudo_p2p.protocol.kinds import Heartbeat
+
+from .hostile import HostileNode, drive
+from .table import open_table
+
+pytestmark = pytest.mark.e2e
+
+SPOOF_RATE = 2000  # junk frames a second, as in issue 13 §5
+THINK = 0.6  # seconds the attacked seat takes for each of its moves
+
+
+def test_a_spoofer_claiming_a_seats_key_and_flooding_gets_no_vote_against_it(
+    tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode]
+) -> None:
+    """A process with no seat connects to the host's ROUTER claiming a seated peer's key
+    (its own link nonce: it cannot guess the seat's) and sends 2 000 junk frames a second for
+    the whole game. The flood limit is per connection, so only the spoofer's frames are
+    dropped; the seat's own connection keeps its budget and its proof. No vote against the
+    live seat, the game finishes on one hash. (Keyed by claimed id, the seat's frames shared
+    the spoofer's bucket; issue 13 §5 saw the host vote it silent within about 4 s. This
+    real-process check does not reliably fail that way on the old code, as a fraction of
+    the seat's frames still got through the shared bucket in our runs; the pure
+    tests/node/test_node_links.py test pins the per-connection rule.)"""
+    table = open_table(tmp_path, peers, hostiles, 3, seed=9)
+    seat = table.hostile  # an honest player here: the victim of the spoofer
+    ctx: zmq.Context[Any] = zmq.Context()
+    spoofer: zmq.Socket[Any] = ctx.socket(zmq.DEALER)
+    spoofer.setsockopt(zmq.LINGER, 0)
+    spoofer.setsockopt(zmq.SNDHWM, 0)
+    spoofer.setsockopt(zmq.ROUTING_ID, routing_id(seat.identity.public_key, os.urandom(8)))
+    spoofer.connect(f"tcp://{LOOPBACK}:{table.port}")
+    sent = [0]
+    started = time.monotonic()
+    bot = make_bot("easy", random.Random(3))
+    turn_seen: list[float] = []
+
+    def flood_and_think(node: HostileNode) -> None:
+        due = int((time.monotonic() - started) * SPOOF_RATE)
+        while sent[0] < due:
+            spoofer.send(b"\x98" + bytes(40), zmq.NOBLOCK)
+            sent[0] += 1
+        # the seat thinks THINK s on each turn, so the game outlasts the silence timeout
+        m = node.machine
+        legal = m.legal_actions() if m is not None and not m.over else []
+        if not legal:
+            turn_seen.clear()
+            return
+        if not turn_seen:
+            turn_seen.append(time.monotonic())
+        if time.monotonic() - turn_seen[0] >= THINK:
+            turn_seen.clear()
+            node.carry_out(m.submit(bot.decide(m.view(), list(legal)), node.clock()))  # type: ignore[union-attr, arg-type]
+
+    try:
+        drive(seat, lambda: all(p.proc.poll() is not None for p in table.honest), 120,
+              play=False, each_step=flood_and_think)
+    finally:
+        spoofer.close(linger=0)
+        ctx.term()
+    summaries = table.finish()
+    assert time.monotonic() - started > 6, "the game was over before the flood could tell"
+    assert sent[0] > SPOOF_RATE * 5, f"only {sent[0]} junk frames sent"
+    assert not seat.table.removed_me
+    assert seat.table.replica.head.hex() == summaries[0]["log_hash"]
+    for peer in table.honest:
+        log = table.log(peer)
+        assert "votes to remove" not in log and " left (" not in log, peer.explain()
+    assert "flood: dropped" in table.log(), "the spoofer's connection went over its budget"
+
+
+def test_a_dead_seats_heartbeat_replayed_by_a_cheater_does_not_keep_it_in(
+    tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode]
+) -> None:
+    """The cheater holds the turn (no turn timer: the table waits for it as long as it likes,
+    so nothing the log awaits can time the dead seat out) and a bot dies (kill -9). The
+    cheater replays the bot's last heartbeat to the host every 0.5 s from its own
+    connection. It does not count as hearing the bot (addressed to another seat, not on the
+    bot's own proven connection): the host votes the dead bot silent and, with the cheater's
+    own machine's vote, removes it. (Any validly signed frame used to count: the host never
+    voted and the table stayed frozen for as long as the replay ran, issue 21 §4.)"""
+    table = open_table(tmp_path, peers, hostiles, 3, "--turn-timer", "0", seed=11)
+    cheater = table.hostile
+    bot = table.honest[1]
+    bot_seat = next(s for s in cheater.honest_seats() if s != 0)
+    bot_key = cheater.table.seating.pubs[bot_seat]
+
+    def beats_of_bot() -> list[bytes]:
+        out = []
+        for frame in cheater.capture.frames:
+            try:
+                env = open_envelope(frame)
+            except Exception:  # captured garbage is not ours to judge here
+                continue
+            if env.author == bot_key and isinstance(env.body, Heartbeat):
+                out.append(frame)
+        return out
+
+    # it is our turn and the table agreed the last act: nothing is awaited of the bot
+    assert drive(cheater, lambda: len(beats_of_bot()) >= 2
+                 and bool(cheater.table.legal_actions()), 30, play=False)
+    bot.kill9()
+    killed_at = time.monotonic()
+    next_replay = [0.0]
+
+    def replay(node: HostileNode) -> None:
+        if time.monotonic() >= next_replay[0]:
+            next_replay[0] = time.monotonic() + 0.5
+            node.send_raw(beats_of_bot()[-1], 0)
+
+    gone = drive(cheater, lambda: f"{bot.name} left" in table.log(), 40, play=False,
+                 each_step=replay)
+    assert gone, table.log()
+    assert time.monotonic() - killed_at < 20
+    assert "heartbeat addressed to another seat" not in table.log()  # dropped by the node
