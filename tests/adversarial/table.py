@@ -60,9 +60,12 @@ class Table:
 def open_table(
     tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode], seats: int,
     *host_extra: str, beacon_port: int | None = None, seed: int = 0,
+    port: int | None = None, join_port: int | None = None,
 ) -> Table:
-    """Start the honest peers and seat the hostile node; waits until the game started."""
-    port = free_tcp_port()
+    """Start the honest peers and seat the hostile node; waits until the game started.
+    ``port``: the host's link port; ``join_port``: where the hostile node says hello (a
+    relay in front of the host, say; default the host's port)."""
+    port = port if port is not None else free_tcp_port()
     bport = beacon_port if beacon_port is not None else free_tcp_port()
     net = loopback_net(bport)
     records = tmp_path / "records"
@@ -73,7 +76,7 @@ def open_table(
         extra = ["--join", f"{LOOPBACK}:{port}", "--bind", LOOPBACK, "-v"]
         honest.append(Peer(f"b{i}", bot_args(f"b{i}", tmp_path, *extra)))
     peers.extend(honest)
-    hostile = HostileNode.sit(port, seed=seed)
+    hostile = HostileNode.sit(join_port if join_port is not None else port, seed=seed)
     hostiles.append(hostile)
     seated = drive(hostile, lambda: hostile.machine is not None, SEATED_WITHIN, play=False)
     assert seated, "the hostile peer was never seated\n" + "\n".join(honest[0].lines[-20:])

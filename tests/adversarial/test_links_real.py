@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import os
 import random
+import select
+import socket
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import zmq
-from node_helpers import LOOPBACK, Peer
+from node_helpers import LOOPBACK, Peer, free_tcp_port
 
 from dudo_p2p.bots import make_bot
 from dudo_p2p.net.links import routing_id
@@ -27,6 +30,28 @@ pytestmark = pytest.mark.e2e
 
 SPOOF_RATE = 2000  # junk frames a second, as in issue 13 §5
 THINK = 0.6  # seconds the attacked seat takes for each of its moves
+
+
+class SlowPlayer:
+    """Plays the in-process seat with an easy bot that thinks ``THINK`` s on each turn, so
+    a game outlasts the silence timeout (a bot at full speed ends one in a second or two)."""
+
+    def __init__(self, seed: int) -> None:
+        self.bot = make_bot("easy", random.Random(seed))
+        self.turn_seen: float | None = None
+
+    def step(self, node: HostileNode) -> None:
+        m = node.machine
+        legal = m.legal_actions() if m is not None and not m.over else []
+        if m is None or not legal:
+            self.turn_seen = None
+            return
+        if self.turn_seen is None:
+            self.turn_seen = time.monotonic()
+        if time.monotonic() - self.turn_seen >= THINK:
+            self.turn_seen = None
+            node.carry_out(m.submit(self.bot.decide(m.view(), list(legal)),  # type: ignore[arg-type]
+                                    node.clock()))
 
 
 def test_a_spoofer_claiming_a_seats_key_and_flooding_gets_no_vote_against_it(
@@ -51,25 +76,14 @@ def test_a_spoofer_claiming_a_seats_key_and_flooding_gets_no_vote_against_it(
     spoofer.connect(f"tcp://{LOOPBACK}:{table.port}")
     sent = [0]
     started = time.monotonic()
-    bot = make_bot("easy", random.Random(3))
-    turn_seen: list[float] = []
+    player = SlowPlayer(3)
 
     def flood_and_think(node: HostileNode) -> None:
         due = int((time.monotonic() - started) * SPOOF_RATE)
         while sent[0] < due:
             spoofer.send(b"\x98" + bytes(40), zmq.NOBLOCK)
             sent[0] += 1
-        # the seat thinks THINK s on each turn, so the game outlasts the silence timeout
-        m = node.machine
-        legal = m.legal_actions() if m is not None and not m.over else []
-        if not legal:
-            turn_seen.clear()
-            return
-        if not turn_seen:
-            turn_seen.append(time.monotonic())
-        if time.monotonic() - turn_seen[0] >= THINK:
-            turn_seen.clear()
-            node.carry_out(m.submit(bot.decide(m.view(), list(legal)), node.clock()))  # type: ignore[union-attr, arg-type]
+        player.step(node)
 
     try:
         drive(seat, lambda: all(p.proc.poll() is not None for p in table.honest), 120,
@@ -132,3 +146,110 @@ def test_a_dead_seats_heartbeat_replayed_by_a_cheater_does_not_keep_it_in(
     assert gone, table.log()
     assert time.monotonic() - killed_at < 20
     assert "heartbeat addressed to another seat" not in table.log()  # dropped by the node
+
+
+class CuttableProxy:
+    """A TCP relay on loopback (``port`` -> ``target``) whose connections the test can cut
+    at once (both sides closed), as a Wi-Fi drop or a killed TCP connection would; it keeps
+    accepting, so a redial gets through."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.listener = socket.socket()
+        self.listener.bind((LOOPBACK, 0))
+        self.listener.listen(16)
+        self.port = self.listener.getsockname()[1]
+        self.pairs: list[tuple[socket.socket, socket.socket]] = []
+        self.accepted = 0
+        self.stop = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stop:
+            socks = [self.listener] + [s for pair in self.pairs for s in pair]
+            readable, _, _ = select.select(socks, [], [], 0.05)
+            for sock in readable:
+                if sock is self.listener:
+                    inner, _ = self.listener.accept()
+                    try:
+                        outer = socket.create_connection((LOOPBACK, self.target))
+                    except OSError:  # the host is not listening yet: the DEALER redials
+                        inner.close()
+                        continue
+                    self.pairs.append((inner, outer))
+                    self.accepted += 1
+                    continue
+                pair = next((p for p in self.pairs if sock in p), None)
+                if pair is None:
+                    continue
+                other = pair[1] if sock is pair[0] else pair[0]
+                try:
+                    data = sock.recv(65536)
+                    if data:
+                        other.sendall(data)
+                        continue
+                except OSError:
+                    pass
+                self._close(pair)
+
+    def _close(self, pair: tuple[socket.socket, socket.socket]) -> None:
+        if pair in self.pairs:
+            self.pairs.remove(pair)
+        for s in pair:
+            s.close()
+
+    def cut(self) -> int:
+        """Close every relayed connection now; how many there were."""
+        pairs = list(self.pairs)
+        for pair in pairs:
+            self._close(pair)
+        return len(pairs)
+
+    def close(self) -> None:
+        self.stop = True
+        self.thread.join(timeout=5)
+        self.cut()
+        self.listener.close()
+
+
+def test_cutting_the_joiners_first_tcp_connection_does_not_stall_the_game(
+    tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode]
+) -> None:
+    """The joiner (the in-process node, playing honestly) reaches the host through a relay,
+    so its first connection, the one it said hello on under a placeholder key, is one the
+    test can cut. The host's welcome names its own port: the joiner's link to the host then
+    goes there, the placeholder link is re-keyed then replaced, so the relay is left with no
+    connection of ours. Cutting the relay's connections every second for the whole game
+    changes nothing: nobody is voted out, the game finishes on one hash. (Before, the
+    placeholder link stayed up beside the real one under the same routing id; each redial
+    after a cut took the id over on the host's ROUTER, which then dropped every frame of
+    the joiner's real link: a live peer voted out, or a stall of seconds.)"""
+    host_port = free_tcp_port()
+    relay = CuttableProxy(host_port)
+    try:
+        table = open_table(tmp_path, peers, hostiles, 3, seed=15, port=host_port,
+                           join_port=relay.port)
+        joiner = table.hostile
+        cuts = [0]
+        next_cut = [time.monotonic() + 1.0]
+        player = SlowPlayer(4)
+
+        def cut_and_think(node: HostileNode) -> None:
+            if time.monotonic() >= next_cut[0]:
+                next_cut[0] = time.monotonic() + 1.0
+                cuts[0] += relay.cut()
+            player.step(node)
+
+        started = time.monotonic()
+        assert drive(joiner, lambda: all(p.proc.poll() is not None for p in table.honest),
+                     120, play=False, each_step=cut_and_think)
+        summaries = table.finish()
+        assert relay.accepted >= 1  # the hello went through the relay
+        assert time.monotonic() - started > 6, "the game ended before the cuts could matter"
+        assert joiner.table.replica.head.hex() == summaries[0]["log_hash"]
+        for peer in table.honest:
+            log = table.log(peer)
+            assert "votes to remove" not in log and " left (" not in log, peer.explain()
+    finally:
+        relay.close()
