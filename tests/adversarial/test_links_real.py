@@ -224,7 +224,11 @@ def test_cutting_the_joiners_first_tcp_connection_does_not_stall_the_game(
     changes nothing: nobody is voted out, the game finishes on one hash. (Before, the
     placeholder link stayed up beside the real one under the same routing id; each redial
     after a cut took the id over on the host's ROUTER, which then dropped every frame of
-    the joiner's real link: a live peer voted out, or a stall of seconds.)"""
+    the joiner's real link: a live peer voted out, or a stall of seconds. With the old links
+    emulated — the placeholder kept, routing ids without a nonce, ROUTER_HANDOVER on — this
+    test made the host process abort: ``Assertion failed: !_io_error
+    (src/stream_engine_base.cpp:310)``, issue 21 §8's crash: a handed-over connection's
+    input stops, and it is then cut.)"""
     host_port = free_tcp_port()
     relay = CuttableProxy(host_port)
     try:
