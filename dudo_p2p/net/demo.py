@@ -98,6 +98,7 @@ class Demo:
             self.peers.setdefault(beacon.peer_id, PeerState(name=beacon.name))
 
     def on_frames(self) -> None:
+        self.links.maintain()  # a dropped link is redialled from a new socket (links.py)
         for incoming in self.links.recv_incoming():
             try:
                 body = json.loads(incoming.frame)
