@@ -300,7 +300,8 @@ def run(args: argparse.Namespace, *, session_factory: SessionFactory,
               bot_delay=0.0 if screenshot else DEFAULT_BOT_DELAY_S, autoplay=bool(screenshot),
               reveal_hold=0.0 if screenshot else 6.0, settings=settings)
     app.open_window()
-    app.sounds = SoundBank.open(settings)  # silent when the machine has no audio device
+    if not screenshot:  # a picture needs no sounds built
+        app.sounds = SoundBank.open(settings)  # silent when the machine has no audio device
     try:
         request: TableRequest | None = None
         if args.hotseat:
