@@ -28,7 +28,6 @@ from functools import lru_cache
 from typing import Any
 
 from dudo_p2p.bots.cfr import TABLE_RESOURCE, bid_key, game_name, hand_key, node_key
-from dudo_p2p.bots.knowledge import Knowledge
 from dudo_p2p.bots.levels import ScoringBot, setup_choice
 from dudo_p2p.bots.opponents import _counts
 from dudo_p2p.bots.playouts import (
@@ -146,13 +145,18 @@ class ExpertBot(ScoringBot):
         self.exploit_margin: float | None = 0.1
         self.exploit_hits = 0
         self.config = config
+        # Play the endgame table where it applies (False: hard's play-outs there too).
+        self.use_table = True
+        # A play-out raise replaces hard's best raise only when its value is higher by this
+        # much (0: the best value wins).
+        self.raise_margin = 0.0
 
     def decide(self, view: SeatView, legal: list[Action]) -> Action:
-        self._truth.observe(view)
+        self.observe(view)
         choice = setup_choice(legal)
         if choice is not None:
             return choice
-        table_action = table_choice(view, legal, self._rng)
+        table_action = table_choice(view, legal, self._rng) if self.use_table else None
         if table_action is not None:
             self.table_hits += 1
             if self.exploit_margin is None or not supported(view, legal):
@@ -163,6 +167,19 @@ class ExpertBot(ScoringBot):
             return self.playout_choice(view, scored)
         return self.pick(scored)
 
+    def evaluator(self, view: SeatView) -> PlayoutEvaluator:
+        """Play-outs of this decision under the fitted opponent models."""
+        know = self.knowledge(view)
+        return PlayoutEvaluator(
+            view,
+            know,
+            self.taus(know),
+            self._truth.prior,
+            self.config,
+            sharpness=self._truth.sharpness,
+            doubt_below=self.doubt_thresholds(know),
+        )
+
     def exploit(self, view: SeatView, legal: list[Action], table_action: Action) -> Action:
         """The table's action, unless play-outs against the fitted opponent value another
         legal action above it by ``exploit_margin`` (then that action)."""
@@ -170,11 +187,7 @@ class ExpertBot(ScoringBot):
         ranked = sorted(range(len(scored)), key=lambda i: scored[i][0])
         others = [scored[i][1] for i in ranked if scored[i][1] != table_action]
         candidates = [table_action, *others[: self.top_raises]]
-        know = Knowledge.from_view(view)
-        taus = self._truth.taus([s for s, _ in know.hidden])
-        evaluator = PlayoutEvaluator(
-            view, know, taus, self._truth.prior, self.config, sharpness=self._truth.sharpness
-        )
+        evaluator = self.evaluator(view)
         values = evaluator.values(candidates, self._rng)
         best = max(range(len(candidates)), key=lambda i: (values[i], -i))
         assert self.exploit_margin is not None
@@ -199,12 +212,10 @@ class ExpertBot(ScoringBot):
         candidates = raises[: self.top_raises]
         if len(candidates) == 1:
             return candidates[0]
-        know = Knowledge.from_view(view)
-        taus = self._truth.taus([s for s, _ in know.hidden])
-        evaluator = PlayoutEvaluator(
-            view, know, taus, self._truth.prior, self.config, sharpness=self._truth.sharpness
-        )
+        evaluator = self.evaluator(view)
         values = evaluator.values(candidates, self._rng)
         self.playout_hits += 1
         best = max(range(len(candidates)), key=lambda i: (values[i], -i))
+        if values[best] <= values[0] + self.raise_margin:
+            return candidates[0]
         return candidates[best]

@@ -20,15 +20,16 @@ from dudo_p2p.bots.prob import (
 from dudo_p2p.rules import Bid, Picado, Raise, SeatView, count_showing
 
 
-def informative_faces(view: SeatView) -> dict[int, list[int]]:
+def informative_faces(view: SeatView, *, palifico_opening: bool = True) -> dict[int, list[int]]:
     """Per seat, the faces of its bids this round that it chose freely.
 
     In a palifico round only the opening bid names a face by choice (the face is locked
-    after it), so later raises say nothing about the bidder's hand.
+    after it), so later raises say nothing about the bidder's hand; ``palifico_opening=False``
+    does not read that opening either (a bidder may open a palifico round on any face).
     """
     faces: dict[int, list[int]] = {}
     palifico = view.palifico_round is not None
-    first = True
+    first = palifico_opening
     for action in view.state.bids:
         if isinstance(action, Raise | Picado):
             if first or not palifico:
@@ -67,8 +68,9 @@ class Knowledge:
     faces: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
-    def from_view(cls, view: SeatView) -> Knowledge:
-        """Read everything a decision needs from ``view`` (public state + visible dice)."""
+    def from_view(cls, view: SeatView, *, palifico_opening: bool = True) -> Knowledge:
+        """Read everything a decision needs from ``view`` (public state + visible dice);
+        ``palifico_opening``: see :func:`informative_faces`."""
         state = view.state
         known: list[int] = list(view.own_dice or ())
         hidden: list[tuple[int, int]] = []
@@ -95,7 +97,7 @@ class Knowledge:
             bidder=state.standing_bidder,
             next_seat=next_live_seat(view, view.seat),
             n_alive=sum(1 for s in range(state.n_seats) if state.alive[s]),
-            faces=informative_faces(view),
+            faces=informative_faces(view, palifico_opening=palifico_opening),
         )
 
 

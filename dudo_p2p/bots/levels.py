@@ -33,7 +33,7 @@ import random
 from typing import Protocol
 
 from dudo_p2p.bots.knowledge import Estimator, Knowledge
-from dudo_p2p.bots.opponents import TruthModel
+from dudo_p2p.bots.opponents import DoubtModel, TruthModel
 from dudo_p2p.bots.prob import binomial_pmf, match_probability, prob_at_least
 from dudo_p2p.rules import (
     Action,
@@ -150,6 +150,13 @@ class ScoringBot:
         # hard vs easy 0.85 -> 0.87; the softer model could not tell normal's best-face bids
         # from bluffs.
         self._truth = TruthModel(prior=0.8, sharpness=3.0)
+        # The palifico round's face is its opening bid's: that face is read with the opener's
+        # truthfulness fitted on openings alone (an outside bot that opens on a random face
+        # and raises on its best one fooled the blended fit; see palifico_openings).
+        self._opening_truth = TruthModel(prior=0.8, sharpness=3.0, openings_only=True)
+        # Each opponent's doubt threshold fitted from reveals (used when ``fit_doubts``).
+        self._doubts = DoubtModel(prior=0.35)
+        self.fit_doubts = False
         # Tuned by seeded 200-game duels (see the report): doubting only below a threshold
         # beats doubting whenever the standing bid looks worse than our best raise, and the
         # next player is modelled as doubting near the same threshold.
@@ -170,27 +177,60 @@ class ScoringBot:
         self.lookahead = self._hard
         self.their_threshold = 0.35
         self.gate = True
+        # Above ``doubt_below`` a ¡Dudo! scores P(bid holds) + ``gate_penalty`` (1.0: only as
+        # a last resort), in a palifico round + ``palifico_gate_penalty``.
+        self.gate_penalty = 1.0
+        self.palifico_gate_penalty = 1.0
+        # Read the face of a palifico round's opening bid as evidence about the opener's hand.
+        self.palifico_opening = True
+        # Read it with the truthfulness fitted on openings (False: the blended fit).
+        self.palifico_openings = False
+        # Added to a ¡Calzo!'s score (its chance of losing): a margin against calling exact
+        # on a miscalibrated pmf.
+        self.calzo_margin = 0.0
 
     # ---- public ------------------------------------------------------------------------
 
     def decide(self, view: SeatView, legal: list[Action]) -> Action:
         if self._hard:
-            self._truth.observe(view)
+            self.observe(view)
         choice = setup_choice(legal)
         if choice is not None:
             return choice
         scored = self.score(view, legal)
         return self.pick(scored)
 
+    def observe(self, view: SeatView) -> None:
+        """Fit the opponent models on what ``view`` shows (hard and expert)."""
+        self._truth.observe(view)
+        self._opening_truth.observe(view)
+        if self.fit_doubts:
+            self._doubts.observe(view)
+
+    def doubt_thresholds(self, know: Knowledge) -> dict[int, float]:
+        """Each hidden seat's doubt threshold: fitted when ``fit_doubts``, else 0.35."""
+        if not self.fit_doubts:
+            return {}
+        return {s: self._doubts.threshold(s) for s, _ in know.hidden}
+
+    def taus(self, know: Knowledge) -> dict[int, float]:
+        """Truthfulness of each hidden seat for this decision's reading of bids."""
+        model = self._opening_truth if know.palifico and self.palifico_openings else self._truth
+        return model.taus([s for s, _ in know.hidden])
+
+    def knowledge(self, view: SeatView) -> Knowledge:
+        """What this level reads from ``view`` (see ``palifico_opening``)."""
+        return Knowledge.from_view(view, palifico_opening=self.palifico_opening)
+
     def estimator(self, view: SeatView, know: Knowledge) -> Estimator:
         if not self._hard:
             return Estimator(know, {}, self.assumed_tau, sharpness=self.sharpness)
-        taus = self._truth.taus([s for s, _ in know.hidden])
+        taus = self.taus(know)
         return Estimator(know, taus, self._truth.prior, sharpness=self._truth.sharpness)
 
     def score(self, view: SeatView, legal: list[Action]) -> list[tuple[float, Action]]:
         """(chance of losing a die this round, action) for every action of ``legal``."""
-        know = Knowledge.from_view(view)
+        know = self.knowledge(view)
         est = self.estimator(view, know)
         future = self.future_share / max(2, know.n_alive)
         own = know.own_dice
@@ -206,7 +246,11 @@ class ScoringBot:
                 case Dudo():
                     s = self.dudo_risk(est, know)
                 case Calzo() | Matar():
-                    s = 1.0 - est.p_exact(know.standing) if know.standing else None
+                    s = (
+                        1.0 - est.p_exact(know.standing) + self.calzo_margin
+                        if know.standing
+                        else None
+                    )
                 case Pasar():
                     s = 0.8 * future if own is not None and is_pasar_hand(own) else None
                 case DoubtClaim():
@@ -225,7 +269,7 @@ class ScoringBot:
             return None
         p = est.p_true(know.standing)
         if self.gate and p >= self.doubt_below:
-            return 1.0 + p
+            return p + (self.palifico_gate_penalty if know.palifico else self.gate_penalty)
         return p
 
     def raise_risk(self, est: Estimator, know: Knowledge, bid: Bid, future: float) -> float:
@@ -241,13 +285,16 @@ class ScoringBot:
         n_next = len(their) - 1
         p = match_probability(bid.face, wild=know.wild)
         unseen = binomial_pmf(know.total - n_next, p)
+        their_threshold = (
+            self._doubts.threshold(nxt) if self.fit_doubts else self.their_threshold
+        )
         doubted_false = 0.0
         not_doubted = 0.0
         for m, pm in enumerate(their):
             if pm == 0.0:
                 continue
             looks = prob_at_least(unseen, bid.count - m)
-            doubt = 1.0 / (1.0 + math.exp((looks - self.their_threshold) / 0.08))
+            doubt = 1.0 / (1.0 + math.exp((looks - their_threshold) / 0.08))
             false_given_m = 1.0 - prob_at_least(rest, bid.count - m)
             doubted_false += pm * doubt * false_given_m
             not_doubted += pm * (1.0 - doubt)

@@ -102,7 +102,8 @@ class PlayoutEvaluator:
     """Values candidate actions of the seat deciding in ``view`` (see the module docstring).
 
     ``taus`` / ``default_tau`` / ``sharpness``: the truthfulness model used to sample each
-    hidden hand (the same the hard level scores with).
+    hidden hand (the same the hard level scores with). ``doubt_below``: per seat, the doubt
+    threshold its play-out policy uses (missing seats: ``config.doubt_below``).
     """
 
     def __init__(
@@ -114,6 +115,7 @@ class PlayoutEvaluator:
         config: PlayoutConfig = DEFAULT_CONFIG,
         *,
         sharpness: float = 1.0,
+        doubt_below: dict[int, float] | None = None,
     ) -> None:
         state = view.state
         self.config = config
@@ -130,6 +132,12 @@ class PlayoutEvaluator:
             order.append(seat)
             seat = next_live_seat(view, seat)
         self.order = tuple(order)
+        # Each seat's doubt threshold in the play-out policy (fitted per opponent if given).
+        fitted = doubt_below or {}
+        self.doubt_below = tuple(
+            config.doubt_below if pos == 0 else fitted.get(seat, config.doubt_below)
+            for pos, seat in enumerate(order)
+        )
         self.sizes = tuple(state.dice_counts[s] for s in order)
         self.can_gain = state.dice_counts[view.seat] < state.rules.starting_dice
         self.other_loss = 1.0 / max(1, len(order) - 1)
@@ -226,8 +234,10 @@ class PlayoutEvaluator:
         matches: tuple[int, ...],
         belief: tuple[tuple[float, ...], ...],
         bid: tuple[int, int],
+        doubt_below: float | None = None,
     ) -> tuple[int, int] | None:
-        """The play-out move of a seat facing ``bid``: a raise, or None to doubt."""
+        """The play-out move of a seat facing ``bid``: a raise, or None to doubt
+        (``doubt_below``: that seat's threshold, default the config's)."""
         best: tuple[int, int] | None = None
         best_p = -1.0
         for r in self.min_raises(bid):
@@ -238,7 +248,8 @@ class PlayoutEvaluator:
             return None
         p_stand = self.chance(matches, belief, bid)
         cfg = self.config
-        if p_stand < cfg.doubt_below and p_stand < (1.0 - best_p) * cfg.raise_scale:
+        below = cfg.doubt_below if doubt_below is None else doubt_below
+        if p_stand < below and p_stand < (1.0 - best_p) * cfg.raise_scale:
             return None
         return best
 
@@ -257,7 +268,7 @@ class PlayoutEvaluator:
         bidder = 0
         actor = 1 % n
         for _ in range(MAX_STEPS):
-            move = self.policy(world[actor], beliefs[actor], bid)
+            move = self.policy(world[actor], beliefs[actor], bid, self.doubt_below[actor])
             if move is None:
                 held = self._held(world, bid[1])
                 return self._loss(actor if held >= bid[0] else bidder)
