@@ -62,7 +62,10 @@ class PlayoutConfig:
     doubt_below: float = 0.35
     raise_scale: float = 0.7
     gain_value: float = 0.8
-    public_tau: float = 0.9
+    # How much a play-out seat trusts the faces others bid. 0.9 made the expert bid as if
+    # every opponent read its bids; against players that do not (pool:liar, the equilibrium
+    # player) 0.5 won 0.64 -> 0.77 and 0.70 -> 0.83, against hard 0.70 -> 0.72 (seed 12, 300).
+    public_tau: float = 0.5
 
 
 #: The shipped expert's configuration.
