@@ -1,9 +1,12 @@
 """``dudo-p2p bot``: a headless peer that joins a table and plays to the end.
 
-``--discover`` sits at the first open table the beacons show (``--table CODE`` narrows it to
-one); ``--join HOST:PORT`` goes straight to a host where broadcast does not pass (another
-subnet). With ``--json`` the last line is ``{"winner", "log_hash", "rounds", "seconds"}``;
-exit 0 only when the game finished.
+``--discover`` sits at the first open table the beacons show, moving on to another when one
+refuses (and exits 5, "no open table", when none is left); ``--table CODE`` narrows it to
+one code, ``--table CODE@FINGERPRINT`` or ``--host-key`` to one host (two hosts may show
+one code: ``dudo-p2p tables`` lists both). ``--join HOST:PORT`` goes straight to a host where
+broadcast does not pass (another subnet), ``--host-key`` checking who answers. A refusal
+(full, started, another host's key, ...) is printed and exits 5. With ``--json`` the last
+line is ``{"winner", "log_hash", "rounds", "seconds"}``; exit 0 only when the game finished.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from typing import Any
 from dudo_p2p.cli import common
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DudoError
-from dudo_p2p.net.beacon import is_table_code
 from dudo_p2p.node.node import Node
 
 
@@ -29,8 +31,11 @@ def add_parser(subparsers: Any) -> None:
                      help="find the table by LAN beacons")
     how.add_argument("--join", action="append", default=[], metavar="HOST:PORT",
                      type=common.parse_host_port, help="join the host at HOST:PORT directly")
-    parser.add_argument("--table", default=None, metavar="CODE",
-                        help="only sit at the table with this code")
+    parser.add_argument("--table", default=None, metavar="CODE[@FINGERPRINT]",
+                        help="only sit at the table with this code (and this host)")
+    parser.add_argument("--host-key", default=None, metavar="FINGERPRINT",
+                        help="only sit at a table of this host (fingerprint XXXX-XXXX as "
+                             "`dudo-p2p tables` shows it, or the key's 64 hex digits)")
     common.add_game_options(parser)
     common.add_net_options(parser)
     parser.set_defaults(handler=run)
@@ -38,8 +43,10 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     common.setup_logging(args.verbose)
-    if args.table is not None and not is_table_code(args.table):
-        print(f"bot: bad table code {args.table!r}", file=sys.stderr)
+    try:
+        table, pin = common.parse_table(args.table, args.host_key)
+    except DudoError as exc:
+        print(f"bot: {exc}", file=sys.stderr)
         return 2
     if not (args.discover or args.join or args.resume):
         print("bot: say where the table is: --discover or --join HOST:PORT", file=sys.stderr)
@@ -60,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             # A --join peer needs no beacon socket: it may run where the port is taken.
             net = common.net_config(args, discovery=args.discover)
-            node = Node.join(identity, name, net, table=args.table, addresses=args.join,
-                             discover=args.discover, journal_path=args.journal)
+            node = Node.join(identity, name, net, table=table, addresses=args.join,
+                             discover=args.discover, journal_path=args.journal, pin=pin)
     except (DudoError, OSError) as exc:
         print(f"bot: {exc}", file=sys.stderr)
         return 2

@@ -5,8 +5,8 @@ Network options (every command that opens sockets): ``--identity PATH`` (default
 :func:`~dudo_p2p.node.keystore.default_identity_path`), ``--beacon-port`` (47474),
 ``--bind`` (address of the link port, default 0.0.0.0), ``--port`` (link port, 0: the OS
 picks), ``--broadcast ADDR`` (repeatable: beacon only there instead of every interface),
-``-v`` (info; ``-vv`` debug). Exit codes: 0 the game finished, 1 it did not (timeout,
-removed, refused), 2 bad arguments or files.
+``-v`` (info; ``-vv`` debug). Exit codes: :mod:`~dudo_p2p.cli.exits` (0 the game
+finished, 5 the table refused us, ...).
 """
 
 from __future__ import annotations
@@ -22,11 +22,14 @@ from types import FrameType
 from typing import Any
 
 from dudo_p2p.bots import LEVELS, make_bot
-from dudo_p2p.crypto.identity import Identity, fingerprint
-from dudo_p2p.errors import DudoError
+from dudo_p2p.cli.exits import Exit
+from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
+from dudo_p2p.errors import DudoError, InvalidValue
+from dudo_p2p.net.beacon import is_table_code
 from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT
 from dudo_p2p.node import keystore
 from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.protocol import names
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session.events import GameOver, PlayerLeft, RoundResolved
 from dudo_p2p.session.node_session import NodeSession
@@ -84,6 +87,24 @@ def net_config(args: argparse.Namespace, *, discovery: bool = True) -> NetConfig
                      broadcast=args.broadcast, discovery=discovery)
 
 
+def parse_table(code: str | None, host_key: str | None) -> tuple[str | None, KeyPin | None]:
+    """``--table CODE[@FINGERPRINT]`` and ``--host-key KEY`` as (code, pin); InvalidValue
+    for a bad code, a bad key, or two keys that disagree."""
+    pin = KeyPin.parse(host_key) if host_key is not None else None
+    if code is None:
+        return None, pin
+    code, _, fp = code.partition("@")
+    code = code.strip().upper()
+    if not is_table_code(code):
+        raise InvalidValue(f"bad table code {code!r}")
+    if fp:
+        in_code = KeyPin.parse(fp)
+        if pin is not None and str(pin) != str(in_code):
+            raise InvalidValue(f"--table says host {in_code}, --host-key says {pin}")
+        pin = pin or in_code
+    return code, pin
+
+
 def default_name(identity: Identity, prefix: str) -> str:
     return f"{prefix}-{fingerprint(identity.public_key)[:4]}"
 
@@ -123,7 +144,7 @@ def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
     deadline = node.clock() + args.timeout
     finished = False
     try:
-        while not stop.requested and node.clock() < deadline:
+        while not stop.requested and node.clock() < deadline and node.gave_up is None:
             session.wait(0.05)
             for event in session.poll_events():
                 progress(label, node, event)
@@ -141,11 +162,15 @@ def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
         summary = node.summary()
     finally:
         session.close()
+    if node.gave_up is not None:
+        print(f"{names.shown(label)}: refused: {node.seeker.why}", file=sys.stderr, flush=True)
+        emit_summary({**summary, "outcome": "refused", "refused": node.gave_up.value}, args.json)
+        return Exit.REFUSED
     if not finished:
         why = "interrupted" if stop.requested else "timed out" if not node.over else "removed"
-        refused = "; ".join(node.stats.refusals)
-        print(f"{label}: game not finished ({why}{': ' + refused if refused else ''})",
-              file=sys.stderr)
+        refused = "; ".join(r.text for r in node.stats.refusals)
+        print(f"{names.shown(label)}: game not finished "
+              f"({why}{': ' + refused if refused else ''})", file=sys.stderr)
     emit_summary(summary, args.json)
     return 0 if finished else 1
 
@@ -153,16 +178,19 @@ def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
 def progress(label: str, node: Node, event: Any) -> None:
     """One line per round (and per departure) on stderr, for long runs."""
     machine = node.machine
-    names = machine.seating.names if machine is not None else ()
+    # Names are clean since the genesis check, and escaped again here: nothing a peer chose
+    # reaches the terminal raw (protocol/names.py).
+    seated = [names.shown(n) for n in machine.seating.names] if machine is not None else []
+    label = names.shown(label)
     if isinstance(event, RoundResolved):
         counts = machine.replica.engine.dice_counts if machine is not None else ()
         print(f"{label}: round {len(machine.replica.engine.results) if machine else '?'} "
               f"resolved; dice {list(counts)}", file=sys.stderr, flush=True)
     elif isinstance(event, PlayerLeft):
-        who = names[event.seat] if event.seat < len(names) else event.seat
+        who = seated[event.seat] if event.seat < len(seated) else event.seat
         print(f"{label}: {who} left ({event.reason})", file=sys.stderr, flush=True)
     elif isinstance(event, GameOver):
-        who = names[event.winner] if event.winner < len(names) else event.winner
+        who = seated[event.winner] if event.winner < len(seated) else event.winner
         print(f"{label}: game over, {who} wins", file=sys.stderr, flush=True)
 
 

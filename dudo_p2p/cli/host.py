@@ -16,6 +16,7 @@ from typing import Any
 
 from dudo_p2p.bots import make_bot
 from dudo_p2p.cli import common
+from dudo_p2p.crypto.identity import fingerprint
 from dudo_p2p.errors import DudoError, IllegalAction
 from dudo_p2p.net.beacon import is_table_code
 from dudo_p2p.node.node import Node
@@ -66,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
     except (DudoError, OSError) as exc:
         print(f"host: {exc}", file=sys.stderr)
         return 2
-    print(f"host: table {node.table_code}, {args.players} seats, link port {node.links.port}",
+    code = f"{node.table_code}@{fingerprint(identity.public_key)}"
+    print(f"host: table {code}, {args.players} seats, link port {node.links.port}",
           file=sys.stderr, flush=True)
     if args.headless:
         return common.play_headless(node, args, label=name)

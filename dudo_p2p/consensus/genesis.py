@@ -16,6 +16,7 @@ from dudo_p2p.consensus.replica import Seating
 from dudo_p2p.crypto.hashing import tag, tagged_hash
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError, InvalidValue, RemoteProtocolError, WrongContext
+from dudo_p2p.protocol import names
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import Genesis, GenesisSign
 from dudo_p2p.rules import RuleSet
@@ -70,7 +71,8 @@ def sign(identity: Identity, genesis: Envelope) -> Envelope:
 
 
 def open_genesis(data: bytes) -> tuple[Envelope, Genesis, RuleSet]:
-    """Authenticate a genesis envelope and check its content; RemoteProtocolError if bad."""
+    """Authenticate a genesis envelope and check its content (seats, columns, the signer,
+    the rules, names clean and distinct: :func:`names.problem`); RemoteProtocolError if bad."""
     env = open_envelope(data, expect_round=0)
     body = env.body
     if not isinstance(body, Genesis):
@@ -83,6 +85,9 @@ def open_genesis(data: bytes) -> tuple[Envelope, Genesis, RuleSet]:
     columns = (body.x25519s, body.names, body.hosts, body.ports)
     if any(len(c) != n for c in columns) or len(set(body.pubs)) != n:
         raise DecodeError("genesis seat columns disagree or repeat a player")
+    bad_names = names.problem(body.names)
+    if bad_names is not None:
+        raise DecodeError(f"genesis names: {bad_names}")
     if body.pubs[0] != env.author:
         raise WrongContext("the genesis is signed by someone other than seat 0")
     try:

@@ -1,4 +1,4 @@
-"""The pre-game handshake: hello, welcome, genesis, genesis-sign. Pure: no I/O, no clock.
+"""The pre-game handshake: hello, welcome/refused, genesis, genesis-sign. Pure: no I/O, no clock.
 
 A :class:`Lobby` is one peer's side of seating a table, in the effect style of
 :class:`~dudo_p2p.consensus.machine.TableMachine`: ``receive``/``tick``/``add_target`` return
@@ -7,27 +7,37 @@ a list of effects the node carries out in order (:class:`Connect`, :class:`SendT
 by the key their link is held under: an Ed25519 public key, or, before a ``--join`` target
 has answered, a placeholder the node made up.
 
-The handshake (protocol.md §4, "Lobby"):
+The handshake (protocol.md §4.9, "Lobby"):
 
 1. A joiner sends a signed ``hello`` (game id = 16 zero bytes, round 0, seq 0) to each
    target every :data:`HELLO_EVERY` seconds until it is welcomed: a link refuses frames until
    its TCP handshake is done, so the first ones are usually lost.
 2. The host answers every hello with a ``welcome`` (same zero context) naming the seats so
-   far and the game id, or with ``refused`` saying why (another table code, table full, game
-   started). It links back to the IP the hello came from and the port the hello names. A
-   hello with an empty table code (``--join`` by address without ``--table``) asks for
-   whatever table the host holds.
-3. When every seat is taken the host proposes the ``genesis`` (seat 0 the host, then join
-   order) and sends it to each joiner. Every peer checks it (signed by the host that welcomed
-   it, its table code and game id, that it is seated, that it accepts the rules), links to
-   every seat and sends its ``genesis-sign`` to all of them.
-4. With every seat's signature, :func:`~dudo_p2p.consensus.genesis.seating_from` builds the
+   far and the game id, or with a signed ``refused`` and its reason
+   (:class:`~dudo_p2p.protocol.refusals.RefusalReason`: another table code, table full, game
+   started, a name empty once cleaned). It links back to the IP the hello came from and the
+   port the hello names. A hello with an empty table code (``--join`` by address without
+   ``--table``) asks for whatever table the host holds. A joiner that pinned its host
+   (``KeyPin``) takes a welcome or refusal signed by any other key as "wrong host".
+3. A welcomed joiner keeps saying hello to its host every :data:`STAY_EVERY` seconds; the
+   host frees the seat of a joiner unheard for :data:`SEAT_HOLD` seconds, and sends the new
+   seats to every joiner in a fresh ``welcome`` whenever they change.
+4. When every seat is taken the host proposes the ``genesis`` (seat 0 the host, then join
+   order, names made distinct: :mod:`~dudo_p2p.protocol.names`) and sends it to each
+   joiner. Every joiner checks it (signed by the host that welcomed it, its table code and
+   game id, that it is seated, that it accepts the rules), links to every seat and sends its
+   ``genesis-sign`` to the host. The host signs *last*, only once every joiner has signed,
+   and then hands every joiner the genesis with all the signatures. A seat whose signature
+   has not come :data:`SIGN_WITHIN` seconds after the proposal is freed: the host drops that
+   genesis (never having signed it, it can never seat anyone), sends a fresh ``welcome`` to
+   the joiners left (which withdraws the genesis they hold) and gathers again.
+5. With every seat's signature, :func:`~dudo_p2p.consensus.genesis.seating_from` builds the
    :class:`Seating` and the lobby emits :class:`Seated`; the node builds the table machine.
 
 Re-sends: the host re-sends the genesis to every seat whose signature it lacks, and every
-signing peer re-sends its own signature to every other seat, each :data:`GENESIS_EVERY`
-seconds until it is seated. A seated peer answers any later lobby frame from a seat with the
-genesis and every signature, so a peer that missed one catches up from anyone.
+signing joiner re-sends its signature to the host, each :data:`GENESIS_EVERY` seconds until
+it is seated. A seated peer answers any later lobby frame from a seat with the genesis and
+every signature, so a peer that missed the bundle catches up from anyone.
 
 Nothing from the wire raises: a bad frame becomes a ``Log`` effect and changes nothing.
 """
@@ -36,26 +46,36 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import msgpack
 
 from dudo_p2p.consensus.effects import Log
 from dudo_p2p.consensus.genesis import Candidate, open_genesis, propose, seating_from, sign
 from dudo_p2p.consensus.replica import Seating
-from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.errors import DecodeError, InvalidValue, RemoteProtocolError
+from dudo_p2p.protocol import names
 from dudo_p2p.protocol.codec import MAX_FRAME
 from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
-from dudo_p2p.protocol.kinds import GAME_ID_LEN, Genesis, GenesisSign, Hello, Welcome
+from dudo_p2p.protocol.kinds import GAME_ID_LEN, Genesis, GenesisSign, Hello, Refusal, Welcome
+from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import RuleSet
 
-LOBBY_KINDS = frozenset({"hello", "welcome", "genesis", "genesis-sign"})
+LOBBY_KINDS = frozenset({"hello", "welcome", "refused", "genesis", "genesis-sign"})
 LOBBY_GAME_ID = bytes(GAME_ID_LEN)
 HELLO_EVERY = 0.2  # seconds between hellos while a target has not answered
 # Faster than the one second the brief suggests: links dialled on the genesis refuse frames
 # for one TCP handshake, so the first signatures are lost and the re-send paces the start.
 GENESIS_EVERY = 0.25
+# A welcomed joiner says it is still there this often; the host frees a seat unheard for
+# SEAT_HOLD (a joiner that went to another table, crashed, or was captured by an impostor
+# must not leave the table "full" and dead), and a seat that has not signed the genesis
+# SIGN_WITHIN after it was proposed. Several missed stays or re-sends, so loss alone does
+# not free a live joiner.
+STAY_EVERY = 1.0
+SEAT_HOLD = 4.0
+SIGN_WITHIN = 4.0
 MAX_TARGETS = 16  # hosts a joiner says hello to at once (discovery can offer many)
 ANSWER_EVERY = 0.25  # a seated peer answers one seat's lobby frames at most this often
 _UNSPECIFIED = ("", "0.0.0.0", "::")
@@ -89,10 +109,12 @@ class SendTo:
 
 @dataclass(frozen=True)
 class Refused:
-    """The host behind link ``peer`` refused our hello, saying ``reason``."""
+    """The target linked under ``peer`` refused us (or answered with a key we did not choose):
+    ``host`` is the key that signed the answer, ``reason`` why. The target is dropped."""
 
     peer: bytes
-    reason: str
+    host: bytes
+    reason: RefusalReason
 
 
 @dataclass(frozen=True)
@@ -156,12 +178,14 @@ class _Signing:
     digest: bytes
     game_id: bytes
     addresses: list[tuple[str, int]]
+    proposed_at: float
     signatures: dict[int, bytes] = field(default_factory=dict)
 
 
 class Lobby:
     """One peer's side of the handshake (module docstring). Build with :meth:`hosting`,
-    :meth:`joining` or :meth:`resumed`."""
+    :meth:`joining` or :meth:`resumed`. ``name`` is cleaned (:func:`names.clean`); one that
+    is empty once cleaned raises InvalidValue."""
 
     def __init__(
         self,
@@ -172,13 +196,19 @@ class Lobby:
         *,
         table: str | None,
         accept_rules: Callable[[RuleSet], bool],
+        pin: KeyPin | None = None,
+        resumed: bool = False,
     ) -> None:
         self.identity = identity
-        self.name = name[:32]
+        self.name = names.clean(name)
+        if not self.name and not resumed:
+            raise InvalidValue(f"the name {names.shown(name)!r} is empty once control and "
+                               "invisible characters are removed")
         self.link_host = "" if link_host in _UNSPECIFIED else link_host
         self.link_port = link_port
         self.table = table
         self.accept_rules = accept_rules
+        self.pin = pin
         self.phase = Phase.SEEKING
         self.is_host = False
         self.seats_total = 0
@@ -187,14 +217,17 @@ class Lobby:
         self.turn_timer_ms = 0
         self.grace_ms = 0  # host: the reconnect grace the genesis carries (§4.6)
         self.players: list[Candidate] = []  # host: seat order so far
+        self.heard: dict[bytes, float] = {}  # host: when each joiner last said hello
         self.targets: dict[bytes, _Target] = {}
         self.host_pub: bytes | None = None
         self.host_address: tuple[str, int] | None = None
+        self.roster: tuple[str, ...] = ()  # joiner: the names of the host's last welcome
         self.signing: _Signing | None = None
         self.seated: Seated | None = None
         self.next_resend = 0.0
+        self.next_stay = 0.0
         self.answered: dict[bytes, float] = {}
-        self.refusals: list[str] = []
+        self.refusals: list[RefusalReason] = []
 
     @classmethod
     def hosting(
@@ -240,15 +273,19 @@ class Lobby:
         link_port: int,
         *,
         table: str | None = None,
+        pin: KeyPin | None = None,
         accept_rules: Callable[[RuleSet], bool] = lambda _: True,
     ) -> Lobby:
-        """A joiner's lobby; ``table`` (when given) is the only table code it will sit at."""
-        return cls(identity, name, link_host, link_port, table=table, accept_rules=accept_rules)
+        """A joiner's lobby; ``table`` (when given) is the only table code it will sit at and
+        ``pin`` (when given) the only host key it takes an answer from."""
+        return cls(identity, name, link_host, link_port, table=table, accept_rules=accept_rules,
+                   pin=pin)
 
     @classmethod
     def resumed(cls, identity: Identity, seated: Seated) -> Lobby:
         """The lobby of a peer restarted from its journal: already seated, it only answers."""
-        lobby = cls(identity, "", "", 0, table=seated.seating.table, accept_rules=lambda _: True)
+        lobby = cls(identity, "", "", 0, table=seated.seating.table, accept_rules=lambda _: True,
+                    resumed=True)
         lobby.phase = Phase.SEATED
         lobby.seated = seated
         lobby.game_id = seated.seating.game_id
@@ -261,11 +298,19 @@ class Lobby:
         return len(self.players) if self.is_host else 0
 
     def next_tick_at(self) -> float | None:
-        """When :meth:`tick` next has something to send (None: nothing pending)."""
+        """When :meth:`tick` next has something to do (None: nothing pending)."""
         if self.phase is Phase.SEEKING and self.targets:
             return min(t.next_hello for t in self.targets.values())
         if self.phase is Phase.SIGNING:
+            assert self.signing is not None
+            if self.is_host:
+                return min(self.next_resend, self.signing.proposed_at + SIGN_WITHIN)
             return self.next_resend
+        if self.phase is Phase.GATHERING:
+            if not self.is_host:
+                return self.next_stay
+            if self.heard:
+                return min(self.heard.values()) + SEAT_HOLD
         return None
 
     def add_target(
@@ -283,21 +328,32 @@ class Lobby:
         if current is None and len(self.targets) >= MAX_TARGETS:
             return [Log("warning", f"too many tables to try; ignoring {host}:{port}")]
         self.targets[key] = _Target(host, port, now, claimed)
-        return [Connect(key, host, port)]
+        return [Connect(key, host, port), Log("info", f"saying hello to {host}:{port}")]
 
     # ---- timers ---------------------------------------------------------------------------
 
     def tick(self, now: float) -> list[LobbyEffect]:
-        """Re-send what is owed: hellos while seeking, genesis and signatures while signing."""
+        """Re-send what is owed (hellos while seeking, a stay while waiting for the genesis,
+        the genesis and signatures while signing) and free the seats of silent joiners."""
         out: list[LobbyEffect] = []
         if self.phase is Phase.SEEKING:
             for key, target in self.targets.items():
                 if now >= target.next_hello:
                     target.next_hello = now + HELLO_EVERY
                     out.append(SendTo(key, self._hello()))
-        elif self.phase is Phase.SIGNING and now >= self.next_resend:
-            self.next_resend = now + GENESIS_EVERY
-            out.extend(self._send_signing())
+        elif self.phase is Phase.GATHERING and self.is_host:
+            out.extend(self._free_silent(now))
+        elif self.phase is Phase.GATHERING and now >= self.next_stay:
+            assert self.host_pub is not None
+            self.next_stay = now + STAY_EVERY
+            out.append(SendTo(self.host_pub, self._hello()))
+        elif self.phase is Phase.SIGNING:
+            assert self.signing is not None
+            if self.is_host and now >= self.signing.proposed_at + SIGN_WITHIN:
+                return self._withdraw(now)
+            if now >= self.next_resend:
+                self.next_resend = now + GENESIS_EVERY
+                out.extend(self._send_signing())
         return out
 
     # ---- receiving ------------------------------------------------------------------------
@@ -305,8 +361,9 @@ class Lobby:
     def receive(
         self, frame: bytes, sender: bytes, address: str | None, now: float
     ) -> list[LobbyEffect]:
-        """Handle one lobby frame (hello, welcome, genesis, genesis-sign) from the link held
-        under ``sender``, which came from IP ``address``. Bad input is logged, never raised."""
+        """Handle one lobby frame (hello, welcome, refused, genesis, genesis-sign) from the
+        link held under ``sender``, which came from IP ``address``. Bad input is logged,
+        never raised."""
         try:
             env = open_envelope(frame, expect_round=0)
             match env.body:
@@ -315,7 +372,10 @@ class Lobby:
                     return self._on_hello(env.author, env.body, address, now)
                 case Welcome():
                     self._expect_lobby_context(env.game_id, env.seq)
-                    return self._on_welcome(env.author, env.body, sender, address)
+                    return self._on_welcome(env.author, env.body, sender, address, now)
+                case Refusal():
+                    self._expect_lobby_context(env.game_id, env.seq)
+                    return self._on_refusal(env.author, env.body, sender, address)
                 case Genesis():
                     return self._on_genesis(frame, env.author, now)
                 case GenesisSign():
@@ -323,12 +383,13 @@ class Lobby:
                 case _:
                     return [Log("warning", f"{env.kind} is not a lobby message")]
         except RemoteProtocolError as exc:
-            return [Log("warning", f"rejected lobby frame: {type(exc).__name__}: {exc}")]
+            return [Log("warning", f"rejected lobby frame: {type(exc).__name__}: "
+                                   f"{names.shown(str(exc))}")]
 
     @staticmethod
     def _expect_lobby_context(game_id: bytes, seq: int) -> None:
         if game_id != LOBBY_GAME_ID or seq != 0:
-            raise DecodeError("hello and welcome travel with a zero game id and seq 0")
+            raise DecodeError("hello, welcome and refused travel with a zero game id and seq 0")
 
     # ---- host side ------------------------------------------------------------------------
 
@@ -339,49 +400,110 @@ class Lobby:
             return [Log("info", "a hello reached a peer that is not hosting; ignored")]
         host = address if address is not None else hello.host
         if host in _UNSPECIFIED or hello.port == 0:
-            return [Log("warning", f"hello from {author[:4].hex()} without a reachable address")]
+            return [Log("warning", f"hello from {fingerprint(author)} without a reachable "
+                                   "address")]
         out: list[LobbyEffect] = [Connect(author, host, hello.port)]
         seat = next((i for i, p in enumerate(self.players) if p.pub == author), None)
-        refused = ""
+        name = names.clean(hello.name)
+        refused = None
         if hello.table and hello.table != self.table:  # "": whatever table is hosted here
-            refused = f"no table {hello.table} here"
+            refused = RefusalReason.UNKNOWN_TABLE
+        elif not name:
+            refused = RefusalReason.BAD_NAME
         elif seat is None and self.phase is not Phase.GATHERING:
-            refused = "the game has started" if self.phase is Phase.SEATED else "the table is full"
-        if refused:
-            out.append(SendTo(author, self._welcome(refused)))
+            refused = RefusalReason.STARTED if self.phase is Phase.SEATED else RefusalReason.FULL
+        if refused is not None:
+            out.append(Log("info", f"refused {fingerprint(author)} ({names.shown(name)}): "
+                                   f"{refused.value}"))
+            out.append(SendTo(author, self._refusal(author, refused)))
             return out
-        if seat is None:
-            seat = len(self.players)
-            self.players.append(
-                Candidate(author, hello.x25519, hello.name, host, hello.port)
-            )
-            out.append(Log("info", f"seat {seat}: {hello.name} at {host}:{hello.port}"))
-        elif self.phase is Phase.GATHERING:  # a repeated hello, maybe from a moved peer
-            self.players[seat] = Candidate(author, hello.x25519, hello.name, host, hello.port)
-        out.append(SendTo(author, self._welcome("")))
-        if self.phase is Phase.GATHERING and len(self.players) == self.seats_total:
+        if seat is not None:
+            self.heard[author] = now
+            if self.phase is Phase.GATHERING:  # a stay, maybe from a moved peer
+                self.players[seat] = Candidate(author, hello.x25519, name, host, hello.port)
+                out.append(SendTo(author, self._welcome()))
+            elif self.phase is Phase.SIGNING:
+                # Not a welcome: one reaching a joiner that holds the genesis withdraws it.
+                assert self.signing is not None
+                out.append(SendTo(author, self.signing.genesis))
+            else:
+                out.extend(self._answer(author, now, force=True))
+            return out
+        seat = len(self.players)
+        self.players.append(Candidate(author, hello.x25519, name, host, hello.port))
+        self.heard[author] = now
+        out.append(Log("info", f"seat {seat}: {names.shown(name)} "
+                               f"({fingerprint(author)}) at {host}:{hello.port}"))
+        out.extend(self._send_roster())
+        if len(self.players) == self.seats_total:
             out.extend(self._propose(now))
-        elif self.phase is not Phase.GATHERING:
-            out.extend(self._answer(author, now, force=True))
         return out
+
+    def _send_roster(self) -> list[LobbyEffect]:
+        """A fresh welcome to every joiner: the seats changed."""
+        welcome = self._welcome()
+        return [SendTo(p.pub, welcome) for p in self.players[1:]]
+
+    def _free(self, pubs: set[bytes], why: str) -> list[LobbyEffect]:
+        out: list[LobbyEffect] = []
+        for p in self.players[1:]:
+            if p.pub in pubs:
+                out.append(Log("warning", f"freed the seat of {names.shown(p.name)} "
+                                          f"({fingerprint(p.pub)}): {why}"))
+                self.heard.pop(p.pub, None)
+        self.players = [self.players[0], *(p for p in self.players[1:] if p.pub not in pubs)]
+        return out
+
+    def _free_silent(self, now: float) -> list[LobbyEffect]:
+        silent = {pub for pub, at in self.heard.items() if now >= at + SEAT_HOLD}
+        if not silent:
+            return []
+        out = self._free(silent, f"not heard for {SEAT_HOLD:g} s")
+        return out + self._send_roster()
+
+    def _withdraw(self, now: float) -> list[LobbyEffect]:
+        """Free every seat that has not signed the genesis in time and gather again. The host
+        never signed this genesis, so no peer can ever be seated by it."""
+        signing = self.signing
+        assert signing is not None
+        unsigned = [pub for seat, pub in enumerate(signing.body.pubs)
+                    if seat != 0 and seat not in signing.signatures]
+        out = self._free(set(unsigned), f"no signature on the genesis {SIGN_WITHIN:g} s after it "
+                                   "was proposed")
+        self.signing = None
+        self.phase = Phase.GATHERING
+        for p in self.players[1:]:
+            self.heard[p.pub] = now  # the signers were heard; a full hold to say hello again
+        out.append(Log("info", f"table {self.table}: genesis withdrawn, "
+                               f"{len(self.players)}/{self.seats_total} seats"))
+        # The freed get the new seats too: one that is alive (its frames were lost) drops the
+        # genesis, says hello again and is seated anew; one that went elsewhere ignores it.
+        welcome = self._welcome()
+        told = [*(p.pub for p in self.players[1:]), *unsigned]
+        return out + [SendTo(pub, welcome) for pub in told]
 
     def _propose(self, now: float) -> list[LobbyEffect]:
         assert self.rules is not None and self.table is not None
+        shown = names.distinct([p.name for p in self.players], [p.pub for p in self.players])
+        players = [replace(p, name=n) for p, n in zip(self.players, shown, strict=True)]
         env = propose(self.identity, self.game_id, self.table, self.rules, self.turn_timer_ms,
-                      self.players, self.grace_ms)
+                      players, self.grace_ms)
         out: list[LobbyEffect] = [Log("info", f"table {self.table} full: genesis proposed")]
         out.extend(self._take_genesis(env.to_bytes(), now))
         return out
 
-    def _welcome(self, refused: str) -> bytes:
+    def _welcome(self) -> bytes:
         body = Welcome(
             table=self.table or "",
             game_id=self.game_id,
-            names=tuple(p.name for p in self.players),
+            names=names.distinct([p.name for p in self.players], [p.pub for p in self.players]),
             seats_total=self.seats_total,
-            refused=refused[:64],
             port=self.link_port,
         )
+        return seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, body).to_bytes()
+
+    def _refusal(self, to: bytes, reason: RefusalReason) -> bytes:
+        body = Refusal(table=self.table or "", to=to, reason=reason.value)
         return seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, body).to_bytes()
 
     # ---- joiner side ----------------------------------------------------------------------
@@ -392,19 +514,18 @@ class Lobby:
         return seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, body).to_bytes()
 
     def _on_welcome(
-        self, author: bytes, welcome: Welcome, sender: bytes, address: str | None
+        self, author: bytes, welcome: Welcome, sender: bytes, address: str | None, now: float
     ) -> list[LobbyEffect]:
-        if self.is_host or self.phase is not Phase.SEEKING:
-            return []  # an answer to a repeated hello
+        if self.is_host or self.phase is Phase.SEATED:
+            return []
+        if self.phase is not Phase.SEEKING:
+            return self._on_roster(author, welcome)
         key = self._target_of(author, sender, address)
         if key is None:
             return [Log("warning", "a welcome from a peer we did not say hello to")]
         target = self.targets[key]
-        if welcome.refused:
-            del self.targets[key]
-            self.refusals.append(welcome.refused)
-            return [Log("warning", f"{target.host}:{target.port} refused us: {welcome.refused}"),
-                    Refused(key, welcome.refused)]
+        if self.pin is not None and not self.pin.matches(author):
+            return self._drop_target(key, author, RefusalReason.WRONG_HOST)
         if self.table is not None and welcome.table != self.table:
             return [Log("warning", f"welcome to table {welcome.table}, we want {self.table}")]
         if welcome.game_id == LOBBY_GAME_ID:
@@ -414,6 +535,7 @@ class Lobby:
         host = address if address is not None else target.host
         port = welcome.port or target.port
         self.phase = Phase.GATHERING
+        self.next_stay = now + STAY_EVERY
         self.host_pub = author
         self.host_address = (host, port)
         self.table = welcome.table
@@ -422,16 +544,65 @@ class Lobby:
         # the placeholder link that reached the host becomes its link (one connection, not a
         # second one sharing its routing id); the links to the other targets are closed
         rekeys = [Rekey(k, author if k == key else None) for k in self.targets]
+        self.roster = welcome.names
         return [
             *rekeys,
             Connect(author, host, port),
-            Log("info", f"welcomed at table {welcome.table} ({len(welcome.names)}/"
-                        f"{welcome.seats_total}: {', '.join(welcome.names)})"),
+            Log("info", f"welcomed at table {welcome.table} by {fingerprint(author)} "
+                        f"({self._roster_text()})"),
         ]
 
+    def _roster_text(self) -> str:
+        shown = ", ".join(names.shown(n) for n in self.roster)
+        return f"{len(self.roster)}/{self.seats_total}: {shown}"
+
+    def _on_roster(self, author: bytes, welcome: Welcome) -> list[LobbyEffect]:
+        """A welcome from our host after the first: the seats changed, and a genesis we hold
+        (never signed by the host) is withdrawn."""
+        if author != self.host_pub or welcome.game_id != self.game_id:
+            return []
+        out: list[LobbyEffect] = []
+        if welcome.names != self.roster:
+            self.roster = welcome.names
+            out.append(Log("info", f"table {self.table}: {self._roster_text()}"))
+        if self.phase is Phase.SIGNING:
+            self.signing = None
+            self.phase = Phase.GATHERING
+            out.append(Log("info", "the host withdrew the genesis; waiting for seats again"))
+        return out
+
+    def _on_refusal(
+        self, author: bytes, refusal: Refusal, sender: bytes, address: str | None
+    ) -> list[LobbyEffect]:
+        if self.is_host or refusal.to != self.identity.public_key:
+            return [Log("info", "a refusal not meant for us; ignored")]
+        reason = RefusalReason.from_wire(refusal.reason)
+        if self.phase in (Phase.GATHERING, Phase.SIGNING) and author == self.host_pub:
+            # Our host freed our seat (our stays were lost) and is full now: start again.
+            self.phase, self.signing, self.host_pub = Phase.SEEKING, None, None
+            self.refusals.append(reason)
+            return [Log("warning", f"table {self.table} refused us: {reason.text}"),
+                    Refused(author, author, reason)]
+        if self.phase is not Phase.SEEKING:
+            return []
+        key = self._target_of(author, sender, address)
+        if key is None:
+            return [Log("info", "a refusal from a peer we did not say hello to; ignored")]
+        return self._drop_target(key, author, reason)
+
+    def _drop_target(self, key: bytes, author: bytes, reason: RefusalReason) -> list[LobbyEffect]:
+        target = self.targets.pop(key)
+        self.refusals.append(reason)
+        why = reason.text
+        if reason is RefusalReason.WRONG_HOST and self.pin is not None:
+            why = f"it is {fingerprint(author)}, we chose {self.pin}"
+        return [Log("warning", f"{target.host}:{target.port} refused us: {why}"),
+                Rekey(key, None),  # that placeholder link leads nowhere we will sit: closed
+                Refused(key, author, reason)]
+
     def _target_of(self, author: bytes, sender: bytes, address: str | None) -> bytes | None:
-        """Which target a welcome answers: the one keyed by its author, else (a ``--join``
-        placeholder) the one at the IP the welcome came from, else the only one."""
+        """Which target an answer comes from: the one keyed by its author, else (a ``--join``
+        placeholder) the one at the IP the answer came from, else the only one."""
         for key in (author, sender):
             if key in self.targets:
                 return key
@@ -448,12 +619,12 @@ class Lobby:
     def _on_genesis(self, frame: bytes, author: bytes, now: float) -> list[LobbyEffect]:
         if self.phase is Phase.SEATED:
             return self._answer(author, now)
-        if self.signing is not None:
-            if frame != self.signing.genesis:
-                return [Log("warning", "a second, different genesis; ignored")]
-            return []
         if self.is_host or self.host_pub is None or author != self.host_pub:
             return [Log("warning", "a genesis from a peer that is not our host; ignored")]
+        if self.signing is not None and frame == self.signing.genesis:
+            return []
+        # A different genesis from our host replaces the one we hold: the host signs last,
+        # so the one it gave up can never be completed.
         return self._take_genesis(frame, now)
 
     def _take_genesis(self, frame: bytes, now: float) -> list[LobbyEffect]:
@@ -475,8 +646,9 @@ class Lobby:
             if host in _UNSPECIFIED and seat == 0 and self.host_address is not None:
                 host = self.host_address[0]
             addresses.append((host, port))
-        self.signing = _Signing(frame, body, env.digest(), env.game_id, addresses)
-        self.signing.signatures[body.pubs.index(me)] = sign(self.identity, env).to_bytes()
+        self.signing = _Signing(frame, body, env.digest(), env.game_id, addresses, now)
+        if not self.is_host:  # the host signs last (module docstring)
+            self.signing.signatures[body.pubs.index(me)] = sign(self.identity, env).to_bytes()
         self.phase = Phase.SIGNING
         self.next_resend = now + GENESIS_EVERY
         out: list[LobbyEffect] = []
@@ -488,45 +660,61 @@ class Lobby:
         return out
 
     def _send_signing(self) -> list[LobbyEffect]:
+        """The host: the genesis to every seat whose signature it lacks; a joiner: its
+        signature to the host (the only peer that can complete the genesis)."""
         signing = self.signing
         assert signing is not None
-        me = self.identity.public_key
-        mine = signing.signatures[signing.body.pubs.index(me)]
-        out: list[LobbyEffect] = []
-        for seat, pub in enumerate(signing.body.pubs):
-            if pub == me:
-                continue
-            if self.is_host and seat not in signing.signatures:
-                out.append(SendTo(pub, signing.genesis))
-            # Every seat, even one whose signature we hold: it may still lack ours.
-            out.append(SendTo(pub, mine))
-        return out
+        if self.is_host:
+            return [SendTo(pub, signing.genesis) for seat, pub in enumerate(signing.body.pubs)
+                    if seat != 0 and seat not in signing.signatures]
+        mine = signing.signatures[signing.body.pubs.index(self.identity.public_key)]
+        return [SendTo(signing.body.pubs[0], mine)]
 
     def _on_sign(self, frame: bytes, author: bytes, now: float) -> list[LobbyEffect]:
         if self.phase is Phase.SEATED:
             return self._answer(author, now)
         signing = self.signing
+        if signing is None and self.is_host:
+            return self._stale_sign(author, now)
         if signing is None:
-            return []  # before the genesis reached us; the signer re-sends it
+            return []  # before the genesis reached us; the host re-sends it
         env = open_envelope(frame, expect_game=signing.game_id, expect_round=0,
                             known_authors=signing.body.pubs)
         assert isinstance(env.body, GenesisSign)
         if env.seq != 0:
             return [Log("warning", "a genesis signature with a seq other than 0; ignored")]
         if env.body.digest != signing.digest:
+            if self.is_host:
+                return self._stale_sign(author, now)
             return [Log("warning", "a signature on another genesis; ignored")]
         signing.signatures[signing.body.pubs.index(author)] = frame
-        if len(signing.signatures) < len(signing.body.pubs):
+        n = len(signing.body.pubs)
+        if self.is_host and len(signing.signatures) == n - 1:
+            genesis = open_envelope(signing.genesis, expect_round=0)
+            signing.signatures[0] = sign(self.identity, genesis).to_bytes()
+            out = self._seat_table(signing)
+            for pub in signing.body.pubs[1:]:  # the whole bundle to every joiner
+                out.extend(self._answer(pub, now, force=True))
+            return out
+        if len(signing.signatures) < n:
             return []
         return self._seat_table(signing)
+
+    def _stale_sign(self, author: bytes, now: float) -> list[LobbyEffect]:
+        """A signature on a genesis we withdrew: its signer missed the welcome that said so.
+        Send it again (at most every ANSWER_EVERY), so it drops that genesis and says hello."""
+        if now < self.answered.get(author, -1.0) + ANSWER_EVERY:
+            return []
+        self.answered[author] = now
+        return [SendTo(author, self._welcome())]
 
     def _seat_table(self, signing: _Signing) -> list[LobbyEffect]:
         ordered = tuple(signing.signatures[s] for s in range(len(signing.body.pubs)))
         seating = seating_from(signing.genesis, ordered)
         self.seated = Seated(seating, signing.genesis, ordered, tuple(signing.addresses))
         self.phase = Phase.SEATED
-        return [Log("info", f"table {seating.table} seated: {', '.join(seating.names)}"),
-                self.seated]
+        shown = ", ".join(names.shown(n) for n in seating.names)
+        return [Log("info", f"table {seating.table} seated: {shown}"), self.seated]
 
     def _answer(self, author: bytes, now: float, *, force: bool = False) -> list[LobbyEffect]:
         """A seated peer hands a seat that is still signing the genesis and every signature."""

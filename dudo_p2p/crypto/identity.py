@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final
 
 from cryptography.exceptions import InvalidSignature
@@ -135,3 +136,39 @@ def fingerprint(public_key: bytes) -> str:
     bits = int.from_bytes(digest[:5], "big")
     chars = "".join(_CROCKFORD[(bits >> shift) & 31] for shift in range(35, -1, -5))
     return f"{chars[:4]}-{chars[4:]}"
+
+
+@dataclass(frozen=True)
+class KeyPin:
+    """The host a joiner chose: a full public key, or only its fingerprint (what a person
+    reads off another screen). :meth:`matches` says whether a key is that host's. A
+    fingerprint is 40 bits, so a pin by fingerprint resists a chance collision, not a key
+    ground to match (about 2^40 work): pin the full key where that matters (protocol.md §2.1).
+    """
+
+    key: bytes | None = None
+    fingerprint: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> KeyPin:
+        """``KX45-EVEW`` (any case, dash optional, Crockford's O/I/L read as 0/1/1) or 64 hex
+        digits of the key; raises InvalidValue for anything else."""
+        raw = text.strip()
+        if len(raw) == 2 * KEY_SIZE:
+            try:
+                return cls(key=bytes.fromhex(raw))
+            except ValueError:
+                pass
+        chars = raw.upper().replace("-", "").translate(str.maketrans("OIL", "011"))
+        if len(chars) != 8 or any(ch not in _CROCKFORD for ch in chars):
+            raise InvalidValue(f"not a fingerprint (XXXX-XXXX) nor a 64-hex key: {text!r}")
+        return cls(fingerprint=f"{chars[:4]}-{chars[4:]}")
+
+    def matches(self, public_key: bytes) -> bool:
+        """True when ``public_key`` is the pinned host's."""
+        if self.key is not None:
+            return public_key == self.key
+        return fingerprint(public_key) == self.fingerprint
+
+    def __str__(self) -> str:
+        return fingerprint(self.key) if self.key is not None else str(self.fingerprint)

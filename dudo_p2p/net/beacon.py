@@ -15,7 +15,7 @@ Layout (network byte order, 48 + n bytes, 48..80; protocol.md section 5 has the 
     45  1  seats taken      u8
     46  1  seats total      u8
     47  1  name length n    0..32
-    48  n  name             UTF-8, no control characters
+    48  n  name             UTF-8, no control or format characters
 
 Contract: ``encode(beacon) -> bytes`` never fails for a constructed ``Beacon`` (the
 constructor refuses bad values with ``InvalidValue``); ``decode(data) -> Beacon`` returns a
@@ -42,6 +42,7 @@ MAX_NAME_BYTES = 32
 TABLE_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 NO_TABLE_CODE = b"\x00" * TABLE_CODE_SIZE
 
+_NOT_IN_NAMES = frozenset({"Cc", "Cf"})
 _HEADER = struct.Struct("!4sB32sH5sBBBB")
 HEADER_SIZE = _HEADER.size  # 48
 MAX_BEACON_SIZE = HEADER_SIZE + MAX_NAME_BYTES  # 80
@@ -126,9 +127,11 @@ def _problem(b: Beacon) -> str | None:
         return "name is not encodable as UTF-8"
     if len(encoded_name) > MAX_NAME_BYTES:
         return f"name longer than {MAX_NAME_BYTES} bytes of UTF-8"
-    # Control characters would let a name rewrite a terminal line or the lobby list.
-    if any(unicodedata.category(ch) == "Cc" for ch in b.name):
-        return "name contains control characters"
+    # Control and format (bidi overrides, zero-width) characters would let a name rewrite a
+    # terminal line or the lobby list (protocol/names.py cleans names; this layer may not
+    # import it). Printers escape the rest (line separators among them).
+    if any(unicodedata.category(ch) in _NOT_IN_NAMES for ch in b.name):
+        return "name contains control or format characters"
     return None
 
 

@@ -45,6 +45,7 @@ from dudo_p2p.consensus.lobby import (
     Connect,
     Lobby,
     LobbyEffect,
+    Phase,
     Refused,
     Rekey,
     Seated,
@@ -53,13 +54,16 @@ from dudo_p2p.consensus.lobby import (
 )
 from dudo_p2p.consensus.machine import Effect, Emit, Log, Persist, Send, TableMachine
 from dudo_p2p.consensus.replica import EpochPhase
-from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.beacon import Beacon, TableState, new_table_code
-from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT, Discovery
+from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT, Discovery, Seen
 from dudo_p2p.net.links import Incoming, Links
 from dudo_p2p.node import journal as jr
 from dudo_p2p.node.conns import Connections, link_proof
+from dudo_p2p.node.seeking import Seeker
+from dudo_p2p.protocol import names
+from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import RuleSet
 
 log = logging.getLogger(__name__)
@@ -101,7 +105,7 @@ class Stats:
     early_frames: int = 0
     early_dropped: int = 0
     flood_dropped: int = 0
-    refusals: list[str] = field(default_factory=list)
+    refusals: list[RefusalReason] = field(default_factory=list)
 
 
 class Node:
@@ -118,8 +122,11 @@ class Node:
         resume: Seated | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        if resume is None and not names.clean(name):  # before any socket is opened
+            raise InvalidValue(f"the name {names.shown(name)!r} is empty once control and "
+                               "invisible characters are removed")
         self.identity = identity
-        self.name = name
+        self.name = names.clean(name) or "?"
         self.net = net
         self.clock = clock
         self.rng = random.SystemRandom()  # os.urandom underneath: keys, nonces, game id
@@ -148,7 +155,7 @@ class Node:
         if journal_path is not None:
             self.journal = jr.Journal(journal_path, truncate=resume is None)
         self.records: list[bytes] = []  # every record journalled (the game's --record copy)
-        self.lobby: Lobby = Lobby.joining(identity, name, net.bind, self.links.port)
+        self.lobby: Lobby = Lobby.joining(identity, self.name, net.bind, self.links.port)
         self.machine: TableMachine | None = None
         self.seated: Seated | None = None
         self.events: list[Event] = []
@@ -157,8 +164,7 @@ class Node:
         self.conns = Connections()  # flood buckets and link proofs, per incoming connection
         self.linked_at: dict[bytes, float] = {}  # link key -> when its DEALER was (re)made
         self.held: list[tuple[bytes, bytes, float]] = []  # (link key, frame, give up at)
-        self.discover_table: str | None = None
-        self.discovering = False
+        self.seeker = Seeker(None, None, discovering=False)
         self.started_at = clock()
         self.seated_at: float | None = None
         self.over_at: float | None = None
@@ -203,14 +209,15 @@ class Node:
         discover: bool = True,
         journal_path: Path | None = None,
         accept_rules: Callable[[RuleSet], bool] = lambda _: True,
+        pin: KeyPin | None = None,
     ) -> Node:
         """Sit at a table: the one at each ``host:port`` in ``addresses`` and/or (``discover``)
-        the first open one the beacons show (with code ``table`` when given)."""
+        the first open one the beacons show (with code ``table`` when given, hosted by the
+        key ``pin`` matches when given: an answer signed by another key is refused)."""
         node = cls(identity, name, net, journal_path=journal_path)
         node.lobby = Lobby.joining(identity, name, net.bind, node.links.port, table=table,
-                                   accept_rules=accept_rules)
-        node.discover_table = table
-        node.discovering = discover and node.discovery is not None
+                                   pin=pin, accept_rules=accept_rules)
+        node.seeker = Seeker(table, pin, discovering=discover and node.discovery is not None)
         now = node.clock()
         for host, port in addresses:
             key = f"join:{host}:{port}".encode()  # placeholder until the host's welcome
@@ -267,6 +274,12 @@ class Node:
     @property
     def table_code(self) -> str | None:
         return self.lobby.table
+
+    @property
+    def gave_up(self) -> RefusalReason | None:
+        """Why this joiner stopped looking for a table (None: still looking, or seated);
+        :attr:`Seeker.why` says it in a line (seeking.py)."""
+        return self.seeker.gave_up if self.seated is None else None
 
     # ---- the loop -------------------------------------------------------------------------
 
@@ -352,18 +365,38 @@ class Node:
     def _on_beacons(self, now: float, batch: list[AnyEffect]) -> None:
         assert self.discovery is not None
         beacons = self.discovery.on_readable(now)
-        if not self.discovering or self.seated is not None:
+        if not self.seeker.discovering or self.seated is not None:
             return
         peers = self.discovery.peers(now)
+        seeking = self.lobby.phase is Phase.SEEKING
         for beacon in beacons:
             seen = peers.get(beacon.peer_id)
-            if seen is None or beacon.state is not TableState.OPEN:
+            if seen is None:
                 continue
-            if self.discover_table is not None and beacon.table_code != self.discover_table:
-                continue
-            key = b"beacon:" + beacon.peer_id + f"@{seen.host}:{beacon.port}".encode()
-            batch.extend(self.lobby.add_target(key, seen.host, beacon.port, now,
-                                               claimed=beacon.peer_id))
+            self.seeker.heard(beacon, seeking=seeking)
+            if self.seeker.gave_up is None and self.seeker.candidate(beacon):
+                batch.extend(self._target(seen, now))
+
+    def _target(self, seen: Seen, now: float) -> list[LobbyEffect]:
+        """Say hello to the host a beacon offers, at the address the beacon came from."""
+        beacon = seen.beacon
+        key = b"beacon:" + beacon.peer_id + f"@{seen.host}:{beacon.port}".encode()
+        return self.lobby.add_target(key, seen.host, beacon.port, now, claimed=beacon.peer_id)
+
+    def _refused(self, effect: Refused) -> list[LobbyEffect]:
+        """Note a refusal; when it was our last target, move on or stop (seeking.py)."""
+        self.stats.refusals.append(effect.reason)
+        self.seeker.refused(effect.host, effect.reason)
+        if self.lobby.phase is not Phase.SEEKING or self.lobby.targets:
+            return []
+        now = self.clock()
+        others = self.discovery.peers(now).values() if self.discovery is not None else ()
+        out: list[LobbyEffect] = []
+        for seen in self.seeker.stranded(others):
+            out.extend(self._target(seen, now))
+        if self.seeker.gave_up is not None:
+            log.warning("%s", self.seeker.why)
+        return out
 
     # ---- effects --------------------------------------------------------------------------
 
@@ -410,8 +443,8 @@ class Node:
                 follow.extend(self._watch(event))
             case Log(level=level, text=text):
                 log.log(logging.getLevelName(level.upper()), "%s", text)
-            case Refused(reason=reason):
-                self.stats.refusals.append(reason)
+            case Refused():
+                follow.extend(self._refused(effect))
             case Seated():
                 follow.extend(self._start_game(effect))
 
@@ -639,8 +672,8 @@ def poll_timeout_ms(seconds: float) -> int:
 
 
 def _beacon_name(name: str) -> str:
-    """A name that fits the beacon (32 UTF-8 bytes, no control characters)."""
-    clean = "".join(ch for ch in name if ch.isprintable())
+    """A name that fits the beacon (clean, 32 UTF-8 bytes at most)."""
+    clean = names.clean(name)
     while len(clean.encode()) > 32:
         clean = clean[:-1]
     return clean

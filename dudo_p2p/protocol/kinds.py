@@ -9,8 +9,8 @@ never reaches state.
 
 Kinds in the table log (signed by their author, chained by ``prev``):
 ``genesis``, ``genesis-sign``, ``act``, ``commit``, ``nonce``, ``reveal``, ``result-sign``.
-Kinds that travel but are not log entries: ``hello``, ``welcome``, ``ack``, ``vote``,
-``proof``, ``heartbeat``, ``sync-request``, ``sync-reply``, ``bye``, ``talk``.
+Kinds that travel but are not log entries: ``hello``, ``welcome``, ``refused``, ``ack``,
+``vote``, ``proof``, ``heartbeat``, ``sync-request``, ``sync-reply``, ``bye``, ``talk``.
 """
 
 from __future__ import annotations
@@ -55,15 +55,27 @@ class Hello(Message):
 @message("welcome")
 @dataclass(frozen=True)
 class Welcome(Message):
-    """The host's answer to a hello: the seats so far (or ``refused`` with a reason), and its
-    link port (signed: a beacon is only a hint, and a copied one may name another port)."""
+    """The host's answer to a hello: the seats so far, and its link port (signed: a beacon is
+    only a hint, and a copied one may name another port). Sent again to every joiner when the
+    seats change; one that reaches a joiner holding a genesis withdraws that genesis."""
 
     table: Word
     game_id: Annotated[bytes, Size(GAME_ID_LEN)]
     names: Annotated[tuple[Name, ...], MaxLen(MAX_SEATS)]
     seats_total: Annotated[int, Range(2, MAX_SEATS)]
-    refused: Annotated[str, MaxLen(64)]
     port: Port
+
+
+@message("refused")
+@dataclass(frozen=True)
+class Refusal(Message):
+    """The host's "no" to the hello of ``to`` (that joiner's key: a refusal cannot be replayed
+    to another joiner) at table ``table`` (the host's code, "" when it hosts none);
+    ``reason`` is a :class:`~dudo_p2p.protocol.refusals.RefusalReason` wire string."""
+
+    table: Word
+    to: Key
+    reason: Word
 
 
 @message("genesis")

@@ -27,7 +27,7 @@ PEER = bytes(range(32))
 OPEN = Beacon(PEER, 40000, "K7QXM", TableState.OPEN, 2, 4, "Ana")
 
 names = st.text(
-    st.characters(blacklist_categories=("Cc", "Cs")), max_size=32
+    st.characters(blacklist_categories=("Cc", "Cf", "Cs")), max_size=32
 ).filter(lambda s: len(s.encode()) <= 32)
 codes = st.text(st.sampled_from(TABLE_CODE_ALPHABET), min_size=5, max_size=5)
 
@@ -108,6 +108,8 @@ MALFORMED = {
     "name not utf-8": GOOD[:47] + b"\x02" + b"\xff\xfe",
     "control char in name": GOOD[:47] + b"\x02" + b"a\n",
     "escape char in name": GOOD[:47] + b"\x04" + b"\x1b[2J",
+    "right-to-left override in name": GOOD[:47] + b"\x04" + "\u202ea".encode(),
+    "zero-width space in name": GOOD[:47] + b"\x04" + "a\u200b".encode(),
     "empty": b"",
 }
 

@@ -2,73 +2,14 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
-from dudo_p2p.consensus.lobby import (
-    Connect,
-    Lobby,
-    LobbyEffect,
-    Phase,
-    Refused,
-    Seated,
-    SendTo,
-    peek_kind,
-)
+from lobby_helpers import GAME_ID, Room, ids, table
+
+from dudo_p2p.consensus.lobby import Lobby, Phase, SendTo
 from dudo_p2p.consensus.machine import Log
-from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.node import journal
-from dudo_p2p.rules import RuleSet
-
-GAME_ID = bytes(range(1, 17))
-
-
-def ids(n: int, seed: int = 7) -> list[Identity]:
-    rng = random.Random(seed)
-    return [Identity.generate(rng.randbytes) for _ in range(n)]
-
-
-class Room:
-    """Lobbies keyed by public key; SendTo frames delivered at once unless dropped."""
-
-    def __init__(self, lobbies: dict[bytes, Lobby], drop: set[str] | None = None) -> None:
-        self.lobbies = lobbies
-        self.drop = drop or set()  # kinds of frame lost on the wire
-        self.seated: dict[bytes, Seated] = {}
-        self.logs: list[str] = []
-        self.refused: list[str] = []
-        self.placeholders: dict[bytes, bytes] = {}  # --join key -> real key
-
-    def run(self, effects_by: dict[bytes, list[LobbyEffect]], now: float) -> None:
-        queue = [(src, e) for src, effects in effects_by.items() for e in effects]
-        while queue:
-            src, effect = queue.pop(0)
-            match effect:
-                case SendTo(peer=peer, frame=frame):
-                    dst = self.placeholders.get(peer, peer)
-                    if dst in self.lobbies and peek_kind(frame) not in self.drop:
-                        out = self.lobbies[dst].receive(frame, src, "127.0.0.1", now)
-                        queue.extend((dst, e) for e in out)
-                case Seated():
-                    self.seated[src] = effect
-                case Log(text=text):
-                    self.logs.append(text)
-                case Refused(reason=reason):
-                    self.refused.append(reason)
-                case Connect():
-                    pass
-
-    def tick(self, now: float) -> None:
-        self.run({k: lobby.tick(now) for k, lobby in self.lobbies.items()}, now)
-
-
-def table(n: int) -> tuple[list[Identity], Lobby, list[Lobby]]:
-    people = ids(n)
-    host = Lobby.hosting(people[0], "host", "0.0.0.0", 4000, table="KQ7XM", game_id=GAME_ID,
-                         seats=n, rules=RuleSet(), turn_timer_ms=0)
-    joiners = [Lobby.joining(p, f"j{i}", "0.0.0.0", 4001 + i, table="KQ7XM")
-               for i, p in enumerate(people[1:])]
-    return people, host, joiners
+from dudo_p2p.protocol.refusals import RefusalReason
 
 
 def test_three_peers_are_seated_in_join_order_with_one_seating() -> None:
@@ -120,8 +61,8 @@ def test_a_hello_for_another_table_or_a_full_table_is_refused() -> None:
         room.run({lobby.identity.public_key:
                   lobby.add_target(people[0].public_key, "127.0.0.1", 4000, 0.0)}, 0.0)
         room.tick(0.0)
-    assert "no table ZZZZZ here" in room.refused
-    assert any(r in ("the table is full", "the game has started") for r in room.refused)
+    assert RefusalReason.UNKNOWN_TABLE in room.refused
+    assert any(r in (RefusalReason.FULL, RefusalReason.STARTED) for r in room.refused)
     assert set(room.seated) == {people[0].public_key, people[1].public_key}
     assert wrong.phase is Phase.SEEKING and late.phase is Phase.SEEKING
 

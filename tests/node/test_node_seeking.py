@@ -1,0 +1,78 @@
+"""Which tables a joiner tries and when it stops (node/seeking.py), on made-up beacons."""
+
+from __future__ import annotations
+
+from dudo_p2p.crypto.identity import KeyPin, fingerprint
+from dudo_p2p.net.beacon import Beacon, TableState
+from dudo_p2p.net.discovery import Seen
+from dudo_p2p.node.seeking import Seeker
+from dudo_p2p.protocol.refusals import RefusalReason
+
+A, B, C = (bytes([i]) * 32 for i in (1, 2, 3))
+
+
+def beacon(key: bytes, code: str = "KQ7XM", state: TableState = TableState.OPEN) -> Beacon:
+    taken = 1 if state is TableState.OPEN else 2
+    return Beacon(key, 4000, code, state, taken, 2, "host")
+
+
+def seen(b: Beacon) -> Seen:
+    return Seen(b, "127.0.0.1", 0.0, 0.0)
+
+
+def test_without_a_code_only_open_tables_are_tried_and_a_refusing_host_is_not_again() -> None:
+    seeker = Seeker(None, None, discovering=True)
+    assert seeker.candidate(beacon(A))
+    assert not seeker.candidate(beacon(A, state=TableState.FULL))
+    assert not seeker.candidate(Beacon(B, 4000, name="tables"))
+    seeker.refused(A, RefusalReason.FULL)
+    assert not seeker.candidate(beacon(A))
+
+
+def test_with_a_code_a_full_table_is_tried_to_hear_its_signed_refusal() -> None:
+    seeker = Seeker("KQ7XM", None, discovering=True)
+    assert seeker.candidate(beacon(A, state=TableState.FULL))
+    assert not seeker.candidate(beacon(A, code="ZZZZZ"))
+
+
+def test_a_pin_keeps_only_the_chosen_hosts_beacons() -> None:
+    seeker = Seeker("KQ7XM", KeyPin.parse(fingerprint(B)), discovering=True)
+    assert not seeker.candidate(beacon(A)) and seeker.candidate(beacon(B))
+    seeker.heard(beacon(A), seeking=True)
+    seeker.heard(beacon(B), seeking=True)
+    assert seeker.gave_up is None  # two hosts, but we chose one
+
+
+def test_two_hosts_for_our_code_and_no_pin_stop_us_naming_both() -> None:
+    seeker = Seeker("KQ7XM", None, discovering=True)
+    seeker.heard(beacon(A), seeking=True)
+    assert seeker.gave_up is None
+    seeker.heard(beacon(B), seeking=True)
+    assert seeker.gave_up is RefusalReason.AMBIGUOUS
+    assert f"KQ7XM@{fingerprint(A)}" in seeker.why and f"KQ7XM@{fingerprint(B)}" in seeker.why
+
+
+def test_a_second_host_seen_after_we_were_welcomed_does_not_stop_us() -> None:
+    seeker = Seeker("KQ7XM", None, discovering=True)
+    seeker.heard(beacon(A), seeking=False)
+    seeker.heard(beacon(B), seeking=False)
+    assert seeker.gave_up is None
+
+
+def test_refused_everywhere_without_a_code_moves_on_then_says_no_open_table() -> None:
+    seeker = Seeker(None, None, discovering=True)
+    seeker.refused(A, RefusalReason.FULL)
+    others = [seen(beacon(A)), seen(beacon(B)), seen(beacon(C, state=TableState.PLAYING))]
+    assert [s.beacon.peer_id for s in seeker.stranded(others)] == [B]
+    seeker.refused(B, RefusalReason.STARTED)
+    assert seeker.stranded(others) == []
+    assert seeker.gave_up is RefusalReason.NO_OPEN_TABLE
+
+
+def test_refused_with_a_code_stops_with_the_hosts_reason_over_a_wrong_host() -> None:
+    seeker = Seeker("KQ7XM", None, discovering=True)
+    seeker.refused(C, RefusalReason.WRONG_HOST)  # a copied beacon's address held someone else
+    seeker.refused(A, RefusalReason.FULL)
+    seeker.refused(B, RefusalReason.WRONG_HOST)
+    assert seeker.stranded([seen(beacon(B))]) == []
+    assert seeker.gave_up is RefusalReason.FULL and seeker.why == "the table is full"
