@@ -210,7 +210,6 @@ def test_a_one_way_partition_ends_on_one_hash_within_30s_and_removed_peers_are_t
 # ---- (f) 8 bots for 6 seats ---------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13: a joiner at a full table gets no answer")
 def test_eight_bots_for_six_seats_five_sit_and_three_are_refused_within_2s(
     table: LanTable,
 ) -> None:
