@@ -24,7 +24,7 @@ from node_helpers import (
 )
 
 from dudo_p2p.cli.exits import Exit
-from dudo_p2p.consensus.lobby import SIGN_WITHIN, peek_kind
+from dudo_p2p.consensus.lobby import SEAT_HOLD, SIGN_WITHIN, peek_kind
 from dudo_p2p.crypto import keystore
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.net.links import Links
@@ -157,3 +157,24 @@ def test_the_host_frees_the_seat_of_a_joiner_that_never_signs_the_genesis(
     assert bot.finish(GAME_TIMEOUT) == 0, bot.explain()
     assert peers[0].finish() == 0, peers[0].explain()
     assert bot.summary()["log_hash"] == peers[0].summary()["log_hash"]
+
+
+def test_a_join_by_address_answered_by_another_key_is_refused_and_its_seat_freed(
+    tmp_path: Path, peers: list[Peer], beacon_port: int
+) -> None:
+    """``bot --join HOST:PORT --host-key K`` where another host answers: the bot exits 5
+    naming both keys; that host had seated it on its hello and frees the seat ~4 s later."""
+    port = free_tcp_port()
+    net = loopback_net(beacon_port)
+    peers.append(Peer("host", host_args("host", tmp_path, 3, "--table", CODE, "--port",
+                                        str(port), *net, "--timeout", "20")))
+    assert peers[0].wait_line("host: table", 20), peers[0].explain()
+    host_fp = host_fingerprint(tmp_path, "host")
+    chosen = fingerprint(Identity.generate().public_key)
+    bot = Peer("b1", bot_args("b1", tmp_path, "--join", f"{LOOPBACK}:{port}",
+                              "--host-key", chosen))
+    peers.append(bot)
+    assert bot.finish(20) == Exit.REFUSED, bot.explain()
+    assert any(f"it is {host_fp}, we chose {chosen}" in line for line in bot.lines), bot.explain()
+    assert bot.summary()["refused"] == "wrong_host"
+    assert peers[0].wait_line("freed the seat of b1", SEAT_HOLD + 5), peers[0].explain()
