@@ -15,7 +15,13 @@ from spec_tables import code_kinds, plain, render, section, spec_text, tables
 
 import dudo_p2p
 from dudo_p2p.cli.main import build_parser
-from dudo_p2p.consensus.lobby import GENESIS_EVERY, HELLO_EVERY
+from dudo_p2p.consensus.lobby import (
+    GENESIS_EVERY,
+    HELLO_EVERY,
+    SEAT_HOLD,
+    SIGN_WITHIN,
+    STAY_EVERY,
+)
 from dudo_p2p.consensus.presence import HUMAN_GRACE, TABLE_GONE_AFTER
 from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS
 from dudo_p2p.node.node import SETTLE_GRACE, TICK_EVERY
@@ -131,3 +137,6 @@ def test_the_node_and_lobby_intervals_in_the_text_are_the_constants() -> None:
     lobby = section(text, "4.9 ")
     assert f"every **{HELLO_EVERY * 1000:g} ms**" in lobby
     assert f"every **{GENESIS_EVERY * 1000:g} ms**" in lobby
+    assert f"every **{STAY_EVERY:g} s** (a stay)" in lobby
+    assert f"unheard for **{SEAT_HOLD:g} s**" in lobby
+    assert f"signature has not come **{SIGN_WITHIN:g} s** after the" in lobby
