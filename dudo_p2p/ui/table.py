@@ -7,8 +7,11 @@ key does nothing. Overlays (reveal, menu, rules, hand-over, winner) sit on top o
 table; while a reveal or hand-over is up, an in-process table is not stepped, so the story is
 told in order.
 
-Timing: everything uses the injected clock; the scene animates (60 fps) only while cups shake
-or lift, otherwise the app sleeps.
+Timing: everything uses the injected clock. The scene runs at 60 fps only while something
+moves (:mod:`~dudo_p2p.ui.motion`: shaking cups, tumbling dice, the reveal's film, a sliding
+bid) or a sound is due (:mod:`~dudo_p2p.ui.cues`); otherwise the app sleeps. Sounds go
+through the host's bank, table talk through :mod:`~dudo_p2p.ui.talk`, keys and clicks through
+:mod:`~dudo_p2p.ui.table_input`.
 """
 
 from __future__ import annotations
