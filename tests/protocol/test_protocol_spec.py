@@ -23,8 +23,11 @@ from dudo_p2p.consensus.lobby import (
     STAY_EVERY,
 )
 from dudo_p2p.consensus.presence import HUMAN_GRACE, TABLE_GONE_AFTER
+from dudo_p2p.consensus.sync import SYNC_BUDGET
 from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS
 from dudo_p2p.node.node import SETTLE_GRACE, TICK_EVERY
+from dudo_p2p.protocol.codec import MAX_CONTAINER_LEN, MAX_DEPTH, MAX_FRAME
+from dudo_p2p.protocol.kinds import SYNC_CHUNK
 
 PACKAGE = Path(dudo_p2p.__file__).resolve().parent
 
@@ -140,3 +143,12 @@ def test_the_node_and_lobby_intervals_in_the_text_are_the_constants() -> None:
     assert f"every **{STAY_EVERY:g} s** (a stay)" in lobby
     assert f"unheard for **{SEAT_HOLD:g} s**" in lobby
     assert f"signature has not come **{SIGN_WITHIN:g} s** after the" in lobby
+
+
+def test_the_decoding_limits_in_the_text_are_the_constants() -> None:
+    text = " ".join(section(spec_text(), "2.3 ").split())  # line breaks do not matter
+    assert f"frame size ≤ {MAX_FRAME:,} bytes" in text
+    assert f"array and map ≤ {MAX_CONTAINER_LEN:,} items" in text
+    assert f"nesting ≤ {MAX_DEPTH} levels" in text
+    catchup = " ".join(section(spec_text(), "4.7 ").split())
+    assert f"a chunk of up to {SYNC_CHUNK} items (and at most {SYNC_BUDGET // 1024} KiB" in catchup
