@@ -50,10 +50,13 @@ def checked_certificate(
 ) -> list[bytes] | None:
     """The certificate of ``act`` (one signed ack of exactly ``act`` from every seat of
     ``participants`` but its author, in seat order) drawn from ``acks``, or None when
-    ``acks`` do not hold one. Acks that do not open, ack something else or come from other
-    seats are left out; they cannot make a certificate valid."""
+    ``acks`` do not hold one (or hold more than one per other seat: padding). Acks that do
+    not open, ack something else or come from other seats are left out; they cannot make a
+    certificate valid."""
     author = seating.seat_of(act.author)
-    if author is None or not isinstance(act.body, Act):
+    acks = list(acks)
+    if author is None or not isinstance(act.body, Act) or len(acks) >= seating.n:
+        # at most one ack per other seat: more is padding, each costing a signature check
         return None
     needed = set(participants) - {author}
     digest = act.digest()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from dudo_p2p.consensus import events as ev
-from dudo_p2p.consensus.act_certs import agreed_bytes
+from dudo_p2p.consensus.act_certs import agreed_bytes, checked_certificate
 from dudo_p2p.consensus.actions_wire import action_fields
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.replica import EpochPhase
@@ -225,3 +225,27 @@ def test_a_flood_of_sync_requests_gets_a_bounded_trickle_of_replies(vary: bool) 
     assert len(replies) <= bound, f"{len(replies)} replies to {len(sent)} requests"
     assert sum(replies) < (6 if vary else 1) * sum(sent), f"{sum(replies)} B for {sum(sent)}"
     honest_finish(net, None)
+
+
+def test_a_certificate_holds_one_signed_ack_of_the_act_from_every_other_live_seat() -> None:
+    """checked_certificate: every other seat's bound ack makes one; a missing seat, an ack
+    of another act, an ack not bound to the act's (epoch, seq), or padding does not."""
+    net = FakeNet(3, RuleSet(), seed=51)
+    net.run_until(lambda: cheaters_turn(net, 1))
+    x, y = two_raises(net, 1)
+    epoch, parts = x.round_no, (0, 1, 2)
+
+    def ack(seat: int, act: Envelope, seq: int | None = None) -> bytes:
+        return sealed(net, seat, Ack(act.to_bytes()), act.round_no, act.seq if seq is None else seq)
+
+    def check(acks: list[bytes]) -> list[bytes] | None:
+        return checked_certificate(x, acks, parts, net.seating, open_envelope)
+
+    good = [ack(0, x), ack(2, x)]
+    assert check(good) == good
+    assert check(list(reversed(good))) == good, "seat order"
+    assert check([ack(0, x)]) is None, "seat 2's ack missing"
+    assert check([ack(0, x), ack(2, y)]) is None, "an ack of another act"
+    assert check([ack(0, x), ack(2, x, seq=x.seq + 1)]) is None, "not bound to the act's slot"
+    assert check([ack(1, x), ack(0, x), ack(2, x)]) is None, "padding past one per other seat"
+    assert epoch == net.machines[0].replica.epoch.number
