@@ -67,7 +67,11 @@ def test_acks_withheld_from_one_seat_do_not_get_it_removed(
         if m is None or m.over or time.monotonic() - last_beat[0] < BEAT_EVERY:
             return
         last_beat[0] = time.monotonic()
-        node.send_raw(node.seal(Heartbeat(m.replica.head, len(m.replica.chain))), victim)
+        beats = m.beats  # our own counter: every heartbeat of ours is fresh on its link
+        beats.counter += 1
+        beat = Heartbeat(m.replica.head, len(m.replica.chain), beats.counter,
+                         m.seating.pubs[victim], beats.links.get(victim, b""))
+        node.send_raw(node.seal(beat), victim)
 
     node.tamper = tamper
     drive(node, lambda: all(p.proc.poll() is not None for p in table.honest), 150,
