@@ -61,7 +61,7 @@ from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT, Discovery, Seen
 from dudo_p2p.net.links import Incoming, Links
 from dudo_p2p.node import journal as jr
 from dudo_p2p.node.conns import Connections, link_proof
-from dudo_p2p.node.seeking import Seeker
+from dudo_p2p.node.seeking import Seeker, open_first
 from dudo_p2p.protocol import names
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import RuleSet
@@ -369,24 +369,25 @@ class Node:
             return
         peers = self.discovery.peers(now)
         seeking = self.lobby.phase is Phase.SEEKING
-        for beacon in beacons:
-            seen = peers.get(beacon.peer_id)
-            if seen is None:
-                continue
-            self.seeker.heard(beacon, seeking=seeking)
-            if self.seeker.gave_up is None and self.seeker.candidate(beacon):
+        heard = [peers[b.peer_id] for b in beacons if b.peer_id in peers]
+        for seen in open_first(heard):
+            self.seeker.heard(seen.beacon, seeking=seeking)
+            if self.seeker.gave_up is None and self.seeker.candidate(seen.beacon):
                 batch.extend(self._target(seen, now))
 
     def _target(self, seen: Seen, now: float) -> list[LobbyEffect]:
         """Say hello to the host a beacon offers, at the address the beacon came from."""
         beacon = seen.beacon
         key = b"beacon:" + beacon.peer_id + f"@{seen.host}:{beacon.port}".encode()
+        if key in self.seeker.dropped:
+            return []
+        self.seeker.choose(beacon.peer_id)
         return self.lobby.add_target(key, seen.host, beacon.port, now, claimed=beacon.peer_id)
 
     def _refused(self, effect: Refused) -> list[LobbyEffect]:
         """Note a refusal; when it was our last target, move on or stop (seeking.py)."""
         self.stats.refusals.append(effect.reason)
-        self.seeker.refused(effect.host, effect.reason)
+        self.seeker.refused(effect.peer, effect.host, effect.reason)
         if self.lobby.phase is not Phase.SEEKING or self.lobby.targets:
             return []
         now = self.clock()

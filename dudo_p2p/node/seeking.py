@@ -4,15 +4,20 @@ Pure bookkeeping the node consults on every beacon and every refusal; no sockets
 
 - A beacon is a *candidate* when it offers a table, its host has not refused us, and it
   matches what we were told: the code (``--table``), the host key (``--host-key`` or
-  ``CODE@FINGERPRINT``). Without ``--table`` only open tables are candidates; with it a
-  full or playing table is one too, so that we hear its signed refusal rather than wait on
-  an unsigned "full" byte.
+  ``CODE@FINGERPRINT``). A full or playing table is one too, so that we hear its signed
+  refusal (and move on, or stop) rather than wait on an unsigned "full" byte; open tables
+  are tried first (:func:`open_first`).
 - ``--table CODE`` without a host key, and two host keys offering that code before we are
   welcomed: we stop with :attr:`~RefusalReason.AMBIGUOUS` (naming both fingerprints) rather
   than sit at whichever answered first — one of them may be an impostor.
+- With ``--discover`` alone we try one host at a time (every address its beacons offer):
+  saying hello to several open tables at once got us seated at each, holding seats the
+  others could have had until those hosts freed them.
 - When the last target refused us: with ``--table``, a pin or ``--join`` only, we stop with
-  the host's reason; with ``--discover`` alone we move on to any other candidate the beacons
-  show, and stop with :attr:`~RefusalReason.NO_OPEN_TABLE` when there is none.
+  the host's reason; with ``--discover`` alone we move on to the next open table the
+  beacons show, and stop with :attr:`~RefusalReason.NO_OPEN_TABLE` when there is none.
+  A target that refused us (its placeholder key names host and address) is never tried
+  again, so a copied beacon's address that answered with another key cannot loop.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ class Seeker:
     refused_hosts: set[bytes] = field(default_factory=set)
     reasons: list[RefusalReason] = field(default_factory=list)
     hosts_of_code: dict[bytes, str] = field(default_factory=dict)  # key -> fingerprint
+    chosen: bytes | None = None  # --discover alone: the one host we are trying now
+    dropped: set[bytes] = field(default_factory=set)  # target keys that refused us
     gave_up: RefusalReason | None = None
     why: str = ""
 
@@ -46,8 +53,13 @@ class Seeker:
         if self.pin is not None and not self.pin.matches(beacon.peer_id):
             return False
         if self.table is None:
-            return beacon.state is TableState.OPEN
+            return self.chosen in (None, beacon.peer_id)
         return beacon.table_code == self.table
+
+    def choose(self, host: bytes) -> None:
+        """We say hello to ``host``: with ``--discover`` alone, only to it until it refuses."""
+        if self.table is None and self.pin is None and self.chosen is None:
+            self.chosen = host
 
     def heard(self, beacon: Beacon, *, seeking: bool) -> None:
         """Note who offers our code; two keys and no pin while ``seeking``: ambiguous."""
@@ -58,16 +70,21 @@ class Seeker:
             shown = ", ".join(f"{self.table}@{f}" for f in sorted(self.hosts_of_code.values()))
             self.stop(RefusalReason.AMBIGUOUS, f"{RefusalReason.AMBIGUOUS.text} ({shown})")
 
-    def refused(self, host: bytes, reason: RefusalReason) -> None:
+    def refused(self, target: bytes, host: bytes, reason: RefusalReason) -> None:
+        """The target linked under ``target`` answered with ``host``'s refusal (or with
+        ``host``'s welcome when we chose another key)."""
+        self.dropped.add(target)
         self.refused_hosts.add(host)
         self.reasons.append(reason)
+        self.chosen = None
 
     def stranded(self, others: Iterable[Seen]) -> list[Seen]:
         """Every target refused us: the candidates to move on to (none: we stopped)."""
         if self.discovering and self.table is None and self.pin is None:
-            fresh = [seen for seen in others if self.candidate(seen.beacon)]
+            fresh = open_first(seen for seen in others if self.candidate(seen.beacon))
             if fresh:
-                return fresh
+                first = fresh[0].beacon.peer_id
+                return [seen for seen in fresh if seen.beacon.peer_id == first]
             self.stop(RefusalReason.NO_OPEN_TABLE, "no open table (every table seen refused us "
                                                    "or has no free seat)")
             return []
@@ -80,3 +97,8 @@ class Seeker:
     def stop(self, reason: RefusalReason, why: str) -> None:
         if self.gave_up is None:
             self.gave_up, self.why = reason, why
+
+
+def open_first(seen: Iterable[Seen]) -> list[Seen]:
+    """Open tables before full and playing ones (a stable sort: arrival order otherwise)."""
+    return sorted(seen, key=lambda s: s.beacon.state is not TableState.OPEN)

@@ -178,3 +178,32 @@ def test_a_join_by_address_answered_by_another_key_is_refused_and_its_seat_freed
     assert any(f"it is {host_fp}, we chose {chosen}" in line for line in bot.lines), bot.explain()
     assert bot.summary()["refused"] == "wrong_host"
     assert peers[0].wait_line("freed the seat of b1", SEAT_HOLD + 5), peers[0].explain()
+
+
+def test_discover_without_a_code_moves_on_to_the_next_open_table_then_says_no_open_table(
+    tmp_path: Path, peers: list[Peer], beacon_port: int
+) -> None:
+    """Two open 2-seat tables and three ``bot --discover`` (no code): each bot tries one table
+    at a time and moves on when refused, so both tables fill (one bot each, both games
+    finish) and the third bot, refused by both, exits 5 "no open table"."""
+    net = loopback_net(beacon_port)
+    other = tmp_path / "other"
+    other.mkdir()
+    hosts = [Peer("host", host_args("host", tmp_path, 2, "--table", CODE, *net)),
+             Peer("other", host_args("other", other, 2, "--table", "ZZ7XM", *net))]
+    peers.extend(hosts)
+    for host in hosts:
+        assert host.wait_line("host: table", 20), host.explain()
+    bots = [Peer(f"b{i}", bot_args(f"b{i}", tmp_path, "--discover", "-v", *net))
+            for i in range(3)]
+    peers.extend(bots)
+    codes = {bot.name: bot.finish() for bot in bots}
+    seated = [b for b in bots if codes[b.name] == Exit.OK]
+    refused = [b for b in bots if codes[b.name] == Exit.REFUSED]
+    assert len(seated) == 2 and len(refused) == 1, "\n".join(b.explain() for b in bots)
+    assert refused[0].summary()["refused"] == "no_open_table", refused[0].explain()
+    assert sum(" refused us: " in line for line in refused[0].lines) == 2, refused[0].explain()
+    for host in hosts:
+        assert host.finish() == 0, host.explain()
+    hashes = {h.summary()["log_hash"] for h in hosts}
+    assert {b.summary()["log_hash"] for b in seated} == hashes and len(hashes) == 2

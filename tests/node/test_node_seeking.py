@@ -5,7 +5,7 @@ from __future__ import annotations
 from dudo_p2p.crypto.identity import KeyPin, fingerprint
 from dudo_p2p.net.beacon import Beacon, TableState
 from dudo_p2p.net.discovery import Seen
-from dudo_p2p.node.seeking import Seeker
+from dudo_p2p.node.seeking import Seeker, open_first
 from dudo_p2p.protocol.refusals import RefusalReason
 
 A, B, C = (bytes([i]) * 32 for i in (1, 2, 3))
@@ -20,12 +20,15 @@ def seen(b: Beacon) -> Seen:
     return Seen(b, "127.0.0.1", 0.0, 0.0)
 
 
-def test_without_a_code_only_open_tables_are_tried_and_a_refusing_host_is_not_again() -> None:
+def test_without_a_code_any_table_is_tried_open_first_and_a_refusing_host_not_again() -> None:
     seeker = Seeker(None, None, discovering=True)
     assert seeker.candidate(beacon(A))
-    assert not seeker.candidate(beacon(A, state=TableState.FULL))
+    assert seeker.candidate(beacon(A, state=TableState.FULL))  # to hear its signed refusal
     assert not seeker.candidate(Beacon(B, 4000, name="tables"))
-    seeker.refused(A, RefusalReason.FULL)
+    full, playing, open_ = (seen(beacon(k, state=st)) for k, st in (
+        (A, TableState.FULL), (B, TableState.PLAYING), (C, TableState.OPEN)))
+    assert open_first([full, playing, open_]) == [open_, full, playing]
+    seeker.refused(b"t" + A, A, RefusalReason.FULL)
     assert not seeker.candidate(beacon(A))
 
 
@@ -61,18 +64,32 @@ def test_a_second_host_seen_after_we_were_welcomed_does_not_stop_us() -> None:
 
 def test_refused_everywhere_without_a_code_moves_on_then_says_no_open_table() -> None:
     seeker = Seeker(None, None, discovering=True)
-    seeker.refused(A, RefusalReason.FULL)
-    others = [seen(beacon(A)), seen(beacon(B)), seen(beacon(C, state=TableState.PLAYING))]
-    assert [s.beacon.peer_id for s in seeker.stranded(others)] == [B]
-    seeker.refused(B, RefusalReason.STARTED)
+    seeker.refused(b"t" + A, A, RefusalReason.FULL)
+    others = [seen(beacon(A)), seen(beacon(C, state=TableState.PLAYING)), seen(beacon(B)),
+              Seen(beacon(B), "10.0.0.2", 0.0, 0.0)]
+    # one host at a time (both of B's addresses), an open one before a playing one
+    assert [(s.beacon.peer_id, s.host) for s in seeker.stranded(others)] == [
+        (B, "127.0.0.1"), (B, "10.0.0.2")]
+    seeker.refused(b"t" + C, C, RefusalReason.STARTED)
+    seeker.refused(b"t" + B, B, RefusalReason.STARTED)
     assert seeker.stranded(others) == []
     assert seeker.gave_up is RefusalReason.NO_OPEN_TABLE
 
 
 def test_refused_with_a_code_stops_with_the_hosts_reason_over_a_wrong_host() -> None:
     seeker = Seeker("KQ7XM", None, discovering=True)
-    seeker.refused(C, RefusalReason.WRONG_HOST)  # a copied beacon's address held someone else
-    seeker.refused(A, RefusalReason.FULL)
-    seeker.refused(B, RefusalReason.WRONG_HOST)
+    seeker.refused(b"t" + C, C, RefusalReason.WRONG_HOST)  # a copied beacon: someone else
+    seeker.refused(b"t" + A, A, RefusalReason.FULL)
+    seeker.refused(b"t" + B, B, RefusalReason.WRONG_HOST)
     assert seeker.stranded([seen(beacon(B))]) == []
     assert seeker.gave_up is RefusalReason.FULL and seeker.why == "the table is full"
+
+
+def test_without_a_code_one_host_is_tried_at_a_time_until_it_refuses() -> None:
+    seeker = Seeker(None, None, discovering=True)
+    assert seeker.candidate(beacon(A)) and seeker.candidate(beacon(B))
+    seeker.choose(A)
+    assert seeker.candidate(beacon(A)) and not seeker.candidate(beacon(B))
+    seeker.refused(b"t" + A, A, RefusalReason.FULL)
+    assert seeker.candidate(beacon(B)) and not seeker.candidate(beacon(A))
+    assert b"t" + A in seeker.dropped
