@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dudo_p2p.consensus.record import RecordViolation, verify_record
+from dudo_p2p.protocol import names
 
 
 def add_parser(subparsers: Any) -> None:
@@ -51,10 +52,12 @@ def run(args: argparse.Namespace) -> int:
             "finished": summary.finished,
         }))
         return 0
-    state = f"won by {winner}" if winner is not None else "not finished"
-    print(f"valid record: {len(summary.names)} players ({', '.join(summary.names)}), "
+    # The genesis check keeps names clean; escaped anyway, as every printer does (names.py).
+    shown = [names.shown(n) for n in summary.names]
+    state = f"won by {shown[summary.winner]}" if summary.winner is not None else "not finished"
+    print(f"valid record: {len(shown)} players ({', '.join(shown)}), "
           f"{summary.rounds} rounds, {summary.items} entries, {state}")
     for seat, reason in summary.removals:
-        print(f"  removed: {summary.names[seat]} ({reason})")
+        print(f"  removed: {shown[seat]} ({reason})")
     print(f"  log hash {summary.log_hash}")
     return 0
