@@ -15,6 +15,7 @@ from array import array
 from collections.abc import Callable
 
 RATE = 22050
+FADE_S = 0.02  # every sound ends on a ramp this long
 Samples = list[float]
 
 
@@ -59,6 +60,15 @@ def mix(parts: list[tuple[float, Samples, float]]) -> Samples:
         for i, v in enumerate(samples):
             out[at + i] += v * gain
     return [max(-1.0, min(1.0, v)) for v in out]
+
+
+def fade_out(samples: Samples, seconds: float = FADE_S) -> Samples:
+    """The last ``seconds`` ramped down to silence: a sound cut while still ringing clicks."""
+    n = min(len(samples), int(RATE * seconds))
+    if n == 0:
+        return samples
+    head, tail = samples[:-n], samples[-n:]
+    return head + [v * (n - 1 - i) / n for i, v in enumerate(tail)]
 
 
 def _rattle(rng: random.Random) -> Samples:
@@ -110,6 +120,6 @@ SOUNDS: dict[str, Callable[[random.Random], Samples]] = {
 def render(name: str, channels: int = 1, volume: float = 1.0) -> bytes:
     """Sound ``name`` as signed 16-bit native-endian PCM, ``channels`` interleaved."""
     rng = random.Random(name)  # each sound its own fixed noise
-    samples = SOUNDS[name](rng)
+    samples = fade_out(SOUNDS[name](rng))
     pcm = array("h", (int(v * volume * 32000) for v in samples for _ in range(channels)))
     return pcm.tobytes()

@@ -230,3 +230,11 @@ def test_the_menu_sets_volume_mute_and_motion_and_the_file_keeps_them(
     key(app, pygame.K_s)  # S at the table: sound back on
     assert not Settings.load(path).flag("muted")
     assert overlays.volume_step(0.8, 1) == 1.0 and overlays.volume_step(0.0, -1) == 0.0
+
+
+def test_every_sound_ends_in_silence_not_in_a_click() -> None:
+    for name in NAMES:
+        pcm = synth.render(name)
+        last = int.from_bytes(pcm[-2:], "little", signed=True)
+        assert last == 0, name
+    assert synth.fade_out([1.0] * 4, 2 / synth.RATE) == [1.0, 1.0, 0.5, 0.0]
