@@ -240,8 +240,6 @@ def test_eight_bots_for_six_seats_five_sit_and_three_are_refused_within_2s(
 SPOOFER = Path(__file__).with_name("spoofer.py")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13: frames are rate-limited by the claimed routing "
-                   "id, so a spoofer's flood silences the seat it claims")
 def test_a_spoofer_flooding_under_a_seated_peers_routing_id_gets_no_live_seat_voted_out(
     table: LanTable,
 ) -> None:
