@@ -39,8 +39,11 @@ MID_GAME = 60.0  # seconds to reach "round 1 resolved"
 GAME_END = 90.0  # seconds for the rest of a short game (3 dice each)
 TOLD_WITHIN = 5.0  # issue 13: a removed peer learns it within 5 s of being reachable
 WIFI = {"delay_ms": 80, "jitter_ms": 40, "loss": 0.08, "dup": 0.01, "reorder": 0.05}
-MISSING_TOLD = "issue 13: a seat removed while unreachable is never told (waits its --timeout)"
-MISSING_EXIT = "issue 13: a removed peer exits 1 'game not finished', not 3 'removed'"
+MISSING_TOLD = ("issue 13: a removed peer is told but exits 1 'game not finished', not 3 "
+                "'removed'; after a cable pull not always within 5 s")
+MISSING_CUT = ("issue 13: after a one-way cut nobody is removed but each round takes 7-9 s (the "
+               "two cut peers vote each other out and withdraw, every round): the end comes "
+               "35-38 s after the cut, not within 30 s")
 MISSING_GRACE = "issue 13: no reconnect grace (host --grace) yet"
 
 
@@ -180,7 +183,7 @@ def test_the_host_restarted_after_its_removal_is_told_and_exits_within_5s(
 # ---- (e) a one-way partition between two of three peers ----------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=MISSING_EXIT)
+@pytest.mark.xfail(strict=True, reason=MISSING_CUT)
 def test_a_one_way_partition_ends_on_one_hash_within_30s_and_removed_peers_are_told(
     table: LanTable,
 ) -> None:
