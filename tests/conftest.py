@@ -10,7 +10,9 @@ port), ``lab`` (namespaces, torn down; skipped with the reason where they cannot
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +24,24 @@ sys.path.insert(0, str(_HERE / "net"))  # netns: the namespace lab; net_helpers
 
 from netns import NetnsLab  # noqa: E402
 from node_helpers import Peer, free_udp_port  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every networked game journals itself into the user data directory (§4.7): the peers
+    a test starts (they inherit the environment) write theirs into a directory of the run,
+    never into the real one."""
+    data = Path(tempfile.mkdtemp(prefix="dudo-test-data-"))
+    config.stash[_DATA_KEY] = data
+    os.environ["XDG_DATA_HOME"] = str(data)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    data = config.stash.get(_DATA_KEY, None)
+    if data is not None:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+_DATA_KEY = pytest.StashKey[Path]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

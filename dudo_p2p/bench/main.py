@@ -122,8 +122,10 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement("game", "whole 6-peer easy-bot game, `dudo-p2p sim`", (
         Figure("game_seconds_6p", "s", Target(5)), Figure("game_rounds_6p", "rounds"),
         Figure("peer_rss_mb", "MiB", Target(60))), _game),
-    Measurement("dead", "kill -9 of a peer -> the others remove it", (
-        Figure("dead_peer_detected_s", "s", Target(5)), Figure("dead_peer_first_s", "s")),
+    Measurement("dead", "kill -9 of a peer and a restart from its journal -> back in its "
+                "seat; kill -9 for good -> the others show it disconnected, then remove it", (
+        Figure("dead_peer_detected_s", "s", Target(5)), Figure("dead_peer_first_s", "s"),
+        Figure("dead_peer_removed_s", "s"), Figure("reconnect_resume_s", "s")),
         _dead),
 )
 

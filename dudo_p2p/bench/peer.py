@@ -45,9 +45,16 @@ from pathlib import Path
 from dudo_p2p.bench.procs import peak_rss_mb
 from dudo_p2p.bots import make_bot
 from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.node import keystore
 from dudo_p2p.node.node import NetConfig, Node
 from dudo_p2p.rules import RuleSet
-from dudo_p2p.session.events import ActionTaken, GameOver, GameStarted, PlayerLeft
+from dudo_p2p.session.events import (
+    ActionTaken,
+    GameOver,
+    GameStarted,
+    PlayerLeft,
+    SeatDisconnected,
+)
 from dudo_p2p.session.node_session import NodeSession
 
 LOOPBACK = "127.0.0.1"
@@ -63,9 +70,13 @@ def _stdin_closed() -> bool:
 
 
 def build_node(args: argparse.Namespace) -> Node:
-    identity = Identity.generate()
+    identity = (keystore.load_or_create(Path(args.identity)) if args.identity
+                else Identity.generate())
     net = NetConfig(bind=LOOPBACK, discovery=False)
     journal = Path(args.journal) if args.journal else None
+    if args.resume:
+        assert journal is not None, "--resume needs --journal"
+        return Node.resume(identity, args.name, net, journal)
     if args.join is None:
         return Node.host(identity, args.name, net, seats=args.players, rules=RuleSet(),
                          turn_timer_ms=int(args.turn_timer * 1000), journal_path=journal)
@@ -95,6 +106,8 @@ def play(node: Node, args: argparse.Namespace) -> None:
                         taken += 1
                     case PlayerLeft(seat=seat, reason=reason):
                         say("left", repr(now), seat, reason)
+                    case SeatDisconnected(seat=seat):
+                        say("away", repr(now), seat)
                     case GameOver(winner=winner):
                         say("over", repr(now), winner)
                     case _:
@@ -130,12 +143,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--pace", type=float, default=0.0, metavar="S")
     parser.add_argument("--turn-timer", type=float, default=60.0, metavar="S")
     parser.add_argument("--journal", default=None, metavar="PATH")
+    parser.add_argument("--identity", default=None, metavar="PATH",
+                        help="keep the identity in PATH (a restart with --resume needs it)")
+    parser.add_argument("--resume", action="store_true", help="restart from --journal")
     parser.add_argument("--timeout", type=float, default=120.0, metavar="S")
     parser.add_argument("--profile", default=None, metavar="FILE")
     parser.add_argument("--profile-clock", choices=("wall", "cpu"), default="wall")
     args = parser.parse_args(argv)
     node = build_node(args)
-    if args.join is None:
+    if args.join is None and not args.resume:
         say("port", node.links.port)
     if args.profile is None:
         play(node, args)

@@ -4,7 +4,9 @@
   each bid's latency is from its submitter's ``submit`` stamp to the last ``taken`` stamp
   among the 6 peers (every peer holds it as agreed).
 * :func:`dead_peer`: a table of bench peers, one killed with SIGKILL mid-game; the figure is
-  from the kill to the last survivor's ``PlayerLeft`` for that seat.
+  from the kill to the last survivor showing that seat disconnected (and, apart, removing it);
+  then another peer is killed and restarted at once from its journal: the time from that
+  kill to the restarted peer's first action agreed by the whole table (back in its seat).
 * :func:`sim_game`: ``dudo-p2p sim --peers 6 --level easy --json`` end to end (the shipped
   commands: host, bots, discovery on 127.255.255.255, journals), with the peak resident
   memory of its peer processes read from /proc while it runs.
@@ -38,6 +40,7 @@ class PeerLog:
     submits: dict[int, tuple[float, str, str]] = field(default_factory=dict)
     taken: dict[int, tuple[float, str, str]] = field(default_factory=dict)
     left: dict[int, float] = field(default_factory=dict)  # seat -> first PlayerLeft stamp
+    away: dict[int, float] = field(default_factory=dict)  # seat -> first SeatDisconnected
     over: float | None = None
     rss_mb: float | None = None
     done: float | None = None  # when it stopped (the game settled, stdin closed or timeout)
@@ -55,6 +58,8 @@ class PeerLog:
                 (self.submits if kind == "submit" else self.taken)[int(parts[1])] = record
             case "left":
                 self.left.setdefault(int(parts[1]), float(parts[0]))
+            case "away":
+                self.away.setdefault(int(parts[1]), float(parts[0]))
             case "over":
                 self.over = float(parts[0])
             case "links":
@@ -85,10 +90,12 @@ class Table:
 
         def common(i: int) -> list[str]:
             return ["--name", f"peer{i}", "--level", level, "--seed", str(seed + i),
-                    "--pace", str(pace),
+                    "--pace", str(pace), "--identity", str(work / f"id{i}"),
                     *(["--journal", str(work / f"journal{i}")] if journal else []),
                     *(["--profile", f"{profile}{i}.prof", "--profile-clock", profile_clock]
                       if profile else [])]
+
+        self.common = common
 
         try:
             host = Child.python(PEER_MODULE, "--players", str(n), *common(0))
@@ -101,6 +108,13 @@ class Table:
         except BaseException:
             self.close()
             raise
+
+    def restart(self, i: int) -> None:
+        """Start peer ``i`` again from its journal (it was killed): a fresh log for it."""
+        self.children[i].stop(5.0)  # reaped, its pipes closed
+        self.children[i] = Child.python(PEER_MODULE, "--resume", *self.common(i))
+        self.logs[i] = PeerLog(seat=self.logs[i].seat)
+        self.killed.discard(i)
 
     def pump(self) -> None:
         """Parse every line the peers said since the last call."""
@@ -194,13 +208,27 @@ def dead_peer(quick: bool) -> dict[str, Value]:
 
 
 def measure_dead_peer(n: int) -> dict[str, Value]:
-    """A table of ``n`` bench peers; once a few actions are agreed, the last peer is killed
-    with SIGKILL. Keys: dead_peer_detected_s (kill -> every survivor's PlayerLeft for that
-    seat) and dead_peer_first_s (kill -> the first survivor's)."""
+    """A table of ``n`` bench peers (all bots: no reconnect grace). Once a few actions are
+    agreed, peer 1 is killed with SIGKILL and restarted at once from its journal:
+    reconnect_resume_s is kill -> its first action agreed by the whole table after the
+    restart (it is back in its seat). Then the last peer is killed for good:
+    dead_peer_detected_s is kill -> every survivor showing it disconnected (what the table
+    shows a person), dead_peer_first_s the first survivor's, dead_peer_removed_s kill ->
+    every survivor's removal of it."""
     with Table(n, pace=0.1) as table:
         logs = table.logs
         table.run_until(lambda: all(log.seat is not None for log in logs)
                         and len(logs[0].taken) >= 3, 60.0, "a game under way")
+        table.killed.add(1)
+        killed = time.monotonic()
+        table.children[1].kill()
+        table.restart(1)
+        table.run_until(lambda: bool(logs[1].taken) or 1 in logs[0].left, 30.0,
+                        "the restarted peer back in its seat")
+        if 1 in logs[0].left:
+            raise ChildFailed("the restarted peer was removed instead of resuming")
+        resumed = min(t for t, _, _ in logs[1].taken.values()) - killed
+        table.run_until(lambda: len(logs[0].taken) >= 3 + 3, 60.0, "the game going on")
         victim = table.children[-1]
         seat = logs[-1].seat
         assert seat is not None
@@ -208,10 +236,14 @@ def measure_dead_peer(n: int) -> dict[str, Value]:
         killed = time.monotonic()
         victim.kill()
         survivors = logs[:-1]
+        table.run_until(lambda: all(seat in log.away for log in survivors), 30.0,
+                        "every survivor showing the killed peer disconnected")
         table.run_until(lambda: all(seat in log.left for log in survivors), 30.0,
                         "every survivor removing the killed peer")
-        seen = [log.left[seat] - killed for log in survivors]
-    return {"dead_peer_detected_s": max(seen), "dead_peer_first_s": min(seen)}
+        seen = [log.away[seat] - killed for log in survivors]
+        removed = [log.left[seat] - killed for log in survivors]
+    return {"dead_peer_detected_s": max(seen), "dead_peer_first_s": min(seen),
+            "dead_peer_removed_s": max(removed), "reconnect_resume_s": resumed}
 
 
 def sim_game(quick: bool) -> dict[str, Value]:

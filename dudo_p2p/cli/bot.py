@@ -6,7 +6,8 @@ one code, ``--table CODE@FINGERPRINT`` or ``--host-key`` to one host (two hosts 
 one code: ``dudo-p2p tables`` lists both). ``--join HOST:PORT`` goes straight to a host where
 broadcast does not pass (another subnet), ``--host-key`` checking who answers. A refusal
 (full, started, another host's key, ...) is printed and exits 5. With ``--json`` the last
-line is ``{"winner", "log_hash", "rounds", "seconds"}``; exit 0 only when the game finished.
+line is ``{"winner", "log_hash", "rounds", "seconds", "outcome"}``; exit 0 only when the game
+finished (the other codes: :mod:`~dudo_p2p.cli.exits`).
 """
 
 from __future__ import annotations
@@ -59,16 +60,16 @@ def run(args: argparse.Namespace) -> int:
         else:
             identity = common.load_identity(args.identity)
         name = args.name or common.default_name(identity, "bot")
-        if args.resume:
-            if args.journal is None:
-                print("bot: --resume needs --journal", file=sys.stderr)
-                return 2
-            node = Node.resume(identity, name, common.net_config(args), args.journal)
-        else:
-            # A --join peer needs no beacon socket: it may run where the port is taken.
-            net = common.net_config(args, discovery=args.discover)
-            node = Node.join(identity, name, net, table=table, addresses=args.join,
-                             discover=args.discover, journal_path=args.journal, pin=pin)
+        # A --join peer needs no beacon socket: it may run where the port is taken.
+        net = common.net_config(args, discovery=args.discover or args.resume)
+        node = common.open_node(args, identity, name, net, "bot", lambda auto: Node.join(
+            identity, name, net, table=table, addresses=args.join,
+            discover=args.discover, journal_path=args.journal, pin=pin,
+            # a throwaway identity cannot resume: no journal then, unless asked for
+            journal_dir=auto if args.identity is not None else None,
+        ))
+        if node is None:
+            return 2
     except (DudoError, OSError) as exc:
         print(f"bot: {exc}", file=sys.stderr)
         return 2

@@ -5,8 +5,10 @@ Network options (every command that opens sockets): ``--identity PATH`` (default
 :func:`~dudo_p2p.node.keystore.default_identity_path`), ``--beacon-port`` (47474),
 ``--bind`` (address of the link port, default 0.0.0.0), ``--port`` (link port, 0: the OS
 picks), ``--broadcast ADDR`` (repeatable: beacon only there instead of every interface),
-``-v`` (info; ``-vv`` debug). Exit codes: :mod:`~dudo_p2p.cli.exits` (0 the game
-finished, 5 the table refused us, ...).
+``-v`` (info; ``-vv`` debug). Exit codes (:mod:`~dudo_p2p.cli.exits`): 0 the game finished,
+1 it did not (timed out, interrupted), 2 bad arguments or files, 3 the table removed us, 4 the
+table is gone (no seat heard), 5 the table refused us, 6 the game was abandoned (two seats
+left and one went silent: no winner); ``--json`` names the same outcome.
 """
 
 from __future__ import annotations
@@ -17,21 +19,31 @@ import logging
 import random
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from dudo_p2p import paths
 from dudo_p2p.bots import LEVELS, make_bot
 from dudo_p2p.cli.exits import Exit
+from dudo_p2p.consensus.reasons import Outcome, Reason
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.errors import DudoError, InvalidValue
 from dudo_p2p.net.beacon import is_table_code
 from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT
+from dudo_p2p.node import journal as jr
 from dudo_p2p.node import keystore
 from dudo_p2p.node.node import NetConfig, Node
 from dudo_p2p.protocol import names
 from dudo_p2p.rules import RuleSet
-from dudo_p2p.session.events import GameOver, PlayerLeft, RoundResolved
+from dudo_p2p.session.events import (
+    GameOver,
+    PlayerLeft,
+    RoundResolved,
+    SeatDisconnected,
+    SeatReconnected,
+)
 from dudo_p2p.session.node_session import NodeSession
 
 DEFAULT_TIMEOUT = 900.0  # seconds: a headless peer gives up rather than hang for ever
@@ -60,13 +72,18 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the bot's choices (dice always come from os.urandom)")
     parser.add_argument("--journal", type=Path, default=None, metavar="PATH",
-                        help="journal file: the log and our round keys, fsynced, for --resume")
+                        help="journal file: the log and our round keys, fsynced, for --resume "
+                             "(default: one per game in the data directory's journals/, "
+                             "deleted when the game ends)")
     parser.add_argument("--resume", action="store_true",
-                        help="restart a crashed peer from --journal with the same --identity")
+                        help="restart a crashed peer with the same --identity from --journal "
+                             "(default: the latest journal of a game with a seat of ours)")
     parser.add_argument("--record", type=Path, default=None, metavar="DIR",
                         help="write the game record (dudo-p2p verify FILE) into DIR")
     parser.add_argument("--json", action="store_true",
-                        help='last line: {"winner", "log_hash", "rounds", "seconds"}')
+                        help='last line: {"winner", "log_hash", "rounds", "seconds", '
+                             '"outcome"} (outcome: ok, failed, removed, table_gone, refused, '
+                             'abandoned, as the exit code)')
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                         help="give up after S seconds (default %(default)s)")
     parser.add_argument("--name", default=None, help="display name (default from the key)")
@@ -134,6 +151,61 @@ class Stop:
         self.requested = True
 
 
+def open_node(
+    args: argparse.Namespace, identity: Identity, name: str, net: NetConfig, label: str,
+    make: Callable[[Path | None], Node],
+) -> Node | None:
+    """The node of a ``host``/``bot`` command: resumed from a journal (``--resume``: the one
+    given, else the latest of a game where ``identity`` sits), or made by ``make(dir)``,
+    which journals into ``dir`` unless ``--journal`` names a file. None (and a line on
+    stderr) when there is nothing to resume."""
+    directory = paths.journal_dir()
+    if args.resume:
+        journal = args.journal or jr.find_resumable(directory, identity)
+        if journal is None:
+            print(f"{label}: --resume: no journal of a game with a seat of ours in "
+                  f"{directory}", file=sys.stderr)
+            return None
+        node = Node.resume(identity, name, net, journal)
+        if args.journal is None:
+            node.auto_journal = journal  # ours to delete once the game is over
+        return node
+    return make(None if args.journal is not None else directory)
+
+
+def game_exit(node: Node) -> Exit:
+    """How the game ended for us, as the exit code (the ``--json`` ``outcome``)."""
+    machine = node.machine
+    if machine is None:
+        return Exit.REFUSED if node.stats.refusals else Exit.FAILED
+    return {
+        Outcome.FINISHED: Exit.OK, Outcome.REMOVED: Exit.REMOVED,
+        Outcome.ABANDONED: Exit.ABANDONED, Outcome.TABLE_GONE: Exit.TABLE_GONE,
+    }.get(machine.outcome or Outcome.UNKNOWN, Exit.FAILED)
+
+
+def ending(node: Node, code: Exit, interrupted: bool) -> str | None:
+    """The line that says why the game ended without a result for us (None when it did)."""
+    machine = node.machine
+    seated = [names.shown(n) for n in machine.seating.names] if machine is not None else []
+    match code:
+        case Exit.OK:
+            return None
+        case Exit.REMOVED if machine is not None:
+            why = next((i.reason for i in machine.replica.chain
+                        if i.removed_seat == machine.seat), Reason.REMOVED)
+            return f"the table removed us ({why})"
+        case Exit.TABLE_GONE if machine is not None:
+            return f"no seat heard for {machine.presence.gone_after:.0f} s: the table is gone"
+        case Exit.ABANDONED if machine is not None and machine.abandoned_by is not None:
+            return (f"game abandoned: two seats were left and {seated[machine.abandoned_by]} "
+                    "went silent or stalled; nobody wins")
+        case Exit.REFUSED:
+            return f"the table refused us: {'; '.join(r.text for r in node.stats.refusals)}"
+    why = "interrupted" if interrupted else "timed out"
+    return f"game not finished ({why})"
+
+
 def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
     """Play our seat with a bot of ``args.level`` until the game ends and the others have our
     last entries; print a progress line per round on stderr and the summary on stdout."""
@@ -142,7 +214,6 @@ def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
     bot = make_bot(args.level, rng)
     session = NodeSession(node, timer_bot=bot.decide, is_bot=True)
     deadline = node.clock() + args.timeout
-    finished = False
     try:
         while not stop.requested and node.clock() < deadline and node.gave_up is None:
             session.wait(0.05)
@@ -152,27 +223,32 @@ def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
             if legal:
                 session.submit(bot.decide(session.view(), legal))
             if node.settled():
-                finished = node.summary()["winner"] is not None
                 break
         if args.record is not None:
             write_record(node, args.record)
-        summary = node.summary()
     except DudoError as exc:
         print(f"{label}: {exc}", file=sys.stderr)
-        summary = node.summary()
-    finally:
-        session.close()
+    summary = node.summary()
+    code = game_exit(node)
+    session.close()
     if node.gave_up is not None:
         print(f"{names.shown(label)}: refused: {node.seeker.why}", file=sys.stderr, flush=True)
         emit_summary({**summary, "outcome": "refused", "refused": node.gave_up.value}, args.json)
         return Exit.REFUSED
-    if not finished:
-        why = "interrupted" if stop.requested else "timed out" if not node.over else "removed"
-        refused = "; ".join(r.text for r in node.stats.refusals)
-        print(f"{names.shown(label)}: game not finished "
-              f"({why}{': ' + refused if refused else ''})", file=sys.stderr)
-    emit_summary(summary, args.json)
-    return 0 if finished else 1
+    return finish(names.shown(label), node, code, stop.requested, summary, args.json)
+
+
+def finish(
+    label: str, node: Node, code: Exit, interrupted: bool, summary: dict[str, Any],
+    as_json: bool,
+) -> int:
+    """Say why the game ended without a result (stderr), print the summary with its
+    ``outcome`` (stdout), and return the exit code."""
+    line = ending(node, code, interrupted)
+    if line is not None:
+        print(f"{label}: {line}", file=sys.stderr, flush=True)
+    emit_summary({**summary, "outcome": code.name.lower()}, as_json)
+    return int(code)
 
 
 def progress(label: str, node: Node, event: Any) -> None:
@@ -192,6 +268,12 @@ def progress(label: str, node: Node, event: Any) -> None:
     elif isinstance(event, GameOver):
         who = seated[event.winner] if event.winner < len(seated) else event.winner
         print(f"{label}: game over, {who} wins", file=sys.stderr, flush=True)
+    elif isinstance(event, SeatDisconnected):
+        left = max(0.0, event.until - node.clock())
+        print(f"{label}: {seated[event.seat]}: disconnected, {left:.0f} s to come back",
+              file=sys.stderr, flush=True)
+    elif isinstance(event, SeatReconnected):
+        print(f"{label}: {seated[event.seat]}: back", file=sys.stderr, flush=True)
 
 
 def write_record(node: Node, directory: Path) -> Path | None:

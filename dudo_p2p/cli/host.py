@@ -16,6 +16,7 @@ from typing import Any
 
 from dudo_p2p.bots import make_bot
 from dudo_p2p.cli import common
+from dudo_p2p.consensus.presence import HUMAN_GRACE
 from dudo_p2p.crypto.identity import fingerprint
 from dudo_p2p.errors import DudoError, IllegalAction
 from dudo_p2p.net.beacon import is_table_code
@@ -37,6 +38,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--turn-timer", type=float, default=60.0, metavar="S",
                         help="seconds a player has per turn, 0 for none (default %(default)s)")
     parser.add_argument("--headless", action="store_true", help="a bot plays the host's seat")
+    parser.add_argument("--grace", type=float, default=None, metavar="S",
+                        help="reconnect grace: seconds a silent seat is waited for before it "
+                             f"is voted out (default {HUMAN_GRACE:g} with a person at the "
+                             "terminal, 0 with --headless)")
     common.add_game_options(parser)
     common.add_net_options(parser)
     parser.set_defaults(handler=run)
@@ -47,23 +52,22 @@ def run(args: argparse.Namespace) -> int:
     if args.table is not None and not is_table_code(args.table):
         print(f"host: bad table code {args.table!r}", file=sys.stderr)
         return 2
-    if not 2 <= args.players <= 6 or args.turn_timer < 0:
-        print("host: --players is 2..6 and --turn-timer is >= 0", file=sys.stderr)
+    grace = args.grace if args.grace is not None else 0.0 if args.headless else HUMAN_GRACE
+    if not 2 <= args.players <= 6 or args.turn_timer < 0 or not 0 <= grace <= 600:
+        print("host: --players is 2..6, --turn-timer >= 0, --grace 0..600", file=sys.stderr)
         return 2
     try:
         rules = common.parse_rules(args.rule)
         identity = common.load_identity(args.identity)
         name = args.name or common.default_name(identity, "host")
         net = common.net_config(args)
-        if args.resume:
-            if args.journal is None:
-                print("host: --resume needs --journal", file=sys.stderr)
-                return 2
-            node = Node.resume(identity, name, net, args.journal)
-        else:
-            node = Node.host(identity, name, net, seats=args.players, rules=rules,
-                             turn_timer_ms=int(args.turn_timer * 1000), table=args.table,
-                             journal_path=args.journal)
+        node = common.open_node(args, identity, name, net, "host", lambda auto: Node.host(
+            identity, name, net, seats=args.players, rules=rules,
+            turn_timer_ms=int(args.turn_timer * 1000), table=args.table,
+            journal_path=args.journal, journal_dir=auto, grace_ms=int(grace * 1000),
+        ))
+        if node is None:
+            return 2
     except (DudoError, OSError) as exc:
         print(f"host: {exc}", file=sys.stderr)
         return 2
@@ -105,8 +109,8 @@ def play_terminal(node: Node, args: argparse.Namespace, label: str) -> int:
                     print(f"not that: {exc}", flush=True)
         if args.record is not None:
             common.write_record(node, args.record)
-        summary = node.summary()
     finally:
+        summary = node.summary()
+        code = common.game_exit(node)
         session.close()
-    common.emit_summary(summary, args.json)
-    return 0 if summary["winner"] is not None else 1
+    return common.finish(label, node, code, stop.requested, summary, args.json)

@@ -23,8 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dudo_p2p import paths
 from dudo_p2p.bots import make_bot
 from dudo_p2p.cli import common
+from dudo_p2p.consensus.presence import HUMAN_GRACE
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.net.beacon import Beacon, TableState
 from dudo_p2p.net.discovery import Discovery
@@ -117,7 +119,8 @@ class NetworkTables:
         seats = max(request.players, request.bots + 1, 2)
         timer = request.turn_timer_s if request.turn_timer_s is not None else DEFAULT_TURN_TIMER_S
         node = Node.host(self.identity, self.name, self._net(), seats=seats,
-                         rules=request.rules, turn_timer_ms=int(timer * 1000))
+                         rules=request.rules, turn_timer_ms=int(timer * 1000),
+                         grace_ms=int(HUMAN_GRACE * 1000), journal_dir=paths.journal_dir())
         stop = spawn_bot_peers(request.bots, request.bot_level, node.links.port)
         bot = make_bot(request.bot_level, random.Random())
         return NodeSession(node, timer_bot=bot.decide, on_close=[stop])
@@ -127,7 +130,7 @@ class NetworkTables:
         if address is None:
             raise Unavailable(f"not host:port: {request.address!r}")
         node = Node.join(self.identity, self.name, self._net(), addresses=[address],
-                         discover=False)
+                         discover=False, journal_dir=paths.journal_dir())
         bot = make_bot(request.bot_level, random.Random())
         return NodeSession(node, timer_bot=bot.decide)
 

@@ -125,13 +125,17 @@ class VoteBook:
 def majority_removed(
     votes: Iterable[Envelope], me: int, others: set[int], epoch: int, seating: Seating
 ) -> bool:
-    """Signed votes against seat ``me`` of epoch ``epoch`` or earlier, from a strict
-    majority of ``others`` (the other seats still in our game): the table removed us, even
-    in an epoch our log has left and where the certificate can no longer be chained. One
-    other seat is never a majority here: at two seats a lone vote is a claim (§4.6)."""
+    """Signed votes against seat ``me``, from a strict majority of ``others`` (the other
+    seats still in our game): the table removed us, even in an epoch our log has left (the
+    certificate can no longer be chained) or not reached yet (they finished an epoch whose
+    last entries we never got, then voted us out of the next: we cannot chain it before we
+    catch up, and the entries to catch up with may be ones we refuse). A strict majority of
+    the others is the table's word whatever the epoch (``epoch``, ours, is kept for the
+    record of the call). One other seat is never a majority here: at two seats a lone vote
+    is a claim (§4.6)."""
     target = seating.pubs[me]
     voters = {
         seating.seat_of(v.author) for v in votes
-        if isinstance(v.body, Vote) and v.body.target == target and v.round_no <= epoch
+        if isinstance(v.body, Vote) and v.body.target == target
     }
     return len(others) >= 2 and len(voters & others) * 2 > len(others)

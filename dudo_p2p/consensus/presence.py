@@ -50,8 +50,12 @@ class Presence:
         """``seat`` came back less than ``limit`` seconds ago (its step timeouts restart)."""
         return now - self.back_at.get(seat, -1e9) <= limit
 
+    @property
+    def gone_after(self) -> float:
+        """Seconds with no other seat heard before the table is gone."""
+        return self.silence + self.grace + TABLE_GONE_AFTER
+
     def table_gone(self, last_heard: dict[int, float], me: int, now: float) -> bool:
-        """No seat but ours heard for silence + grace + :data:`TABLE_GONE_AFTER` seconds."""
-        after = self.silence + self.grace + TABLE_GONE_AFTER
+        """No seat but ours heard for :attr:`gone_after` seconds."""
         others = [t for s, t in last_heard.items() if s != me]
-        return bool(others) and all(now - t > after for t in others)
+        return bool(others) and all(now - t > self.gone_after for t in others)

@@ -100,6 +100,10 @@ class RemovalMixin(MachineCore):
         """Tell who is disconnected or back; vote out, in this order, the connected seats the
         log awaits past their limit, the disconnected ones past their grace and the expelled
         ones (a vote may remove a seat and start the next epoch); notice a table gone."""
+        away = self.timers.woke(now)
+        if away is not None:
+            self._out.append(Log("warning", f"we were stopped {away:.1f} s: nobody is "
+                                            "suspected for our own absence"))
         rep = self.replica
         parts = rep.epoch.participants
         for seat in parts:

@@ -22,6 +22,7 @@ class Timeouts:
     silence: float = 4.5  # nothing heard from a live seat's own link (4 heartbeats missed)
     link_setup: float = 15.0  # a seat never heard at all is silent this long after the start
     turn_grace: float = 5.0  # past the human turn timer (the seat's own bot should have played)
+    paused: float = 2.0  # no tick of ours for this long: *we* were away (SIGSTOP, sleep)
 
 
 DEFAULT_TIMEOUTS = Timeouts()
@@ -41,6 +42,22 @@ class Timers:
         self.progress_at = now
         self.next_heartbeat = now
         self.next_resend = now
+        self.last_tick = now
+
+    def woke(self, now: float) -> float | None:
+        """Called each tick: when our previous tick is more than ``paused`` seconds old, our
+        process was stopped (SIGSTOP, a laptop asleep), not the others silent: every seat
+        counts as heard and the log as moved just now, so we suspect no one for our own
+        absence (we voted every other seat out on waking, then ignored the very entries
+        that would have told us of our removal). Returns how long we were away, or None."""
+        gap = now - self.last_tick
+        self.last_tick = now
+        if gap <= self.timeouts.paused:
+            return None
+        for seat in self.last_heard:
+            self.last_heard[seat] = max(self.last_heard[seat], now)
+        self.progress_at = max(self.progress_at, now)
+        return gap
 
     def heartbeat_due(self, now: float) -> bool:
         """True once per heartbeat interval (and schedules the next)."""

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.consensus.lobby import Seated
-from dudo_p2p.errors import DecodeError
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.errors import DecodeError, ProtocolError
 from dudo_p2p.protocol.codec import decode, encode
 
 _LENGTH = struct.Struct("!I")
@@ -122,3 +123,36 @@ def parse_seating(record: bytes) -> Seated:
     if len(pairs) != seating.n:
         raise DecodeError("the journal's addresses do not match the seats")
     return Seated(seating, genesis, signatures, tuple(pairs))
+
+
+def journal_name(seated: Seated, identity: Identity) -> str:
+    """The file name of a game's automatic journal: table, game and our key, so several
+    peers of one machine (bots) never share one."""
+    seating = seated.seating
+    return f"{seating.table}-{seating.game_id.hex()[:12]}-{_owner(identity)}.journal"
+
+
+def _owner(identity: Identity) -> str:
+    """The part of a journal's name that says whose it is (every seat of a game journals the
+    same seating: only the name tells ours from another local peer's)."""
+    return identity.public_key.hex()[:16]
+
+
+def find_resumable(directory: Path, identity: Identity) -> Path | None:
+    """The most recent of our journals in ``directory`` (named for ``identity`` by
+    :func:`journal_name`; another local peer's journal of the same game holds the same
+    seating but its own secrets) of a game where ``identity`` has a seat (the game a crash
+    interrupted: a finished or left game's automatic journal is deleted), or None.
+    Unreadable files are skipped."""
+    mine = directory.glob(f"*-{_owner(identity)}.journal") if directory.is_dir() else []
+    candidates = sorted(mine, key=lambda f: f.stat().st_mtime, reverse=True)
+    for path in candidates:
+        try:
+            records = read(path)
+            if records and parse_seating(records[0]).seating.seat_of(
+                identity.public_key
+            ) is not None:
+                return path
+        except (OSError, ProtocolError):
+            continue
+    return None

@@ -39,7 +39,7 @@ from typing import Any
 
 import zmq
 
-from dudo_p2p.consensus.events import Event, GameOver, PlayerLeft
+from dudo_p2p.consensus.events import Event, GameAbandoned, GameOver, PlayerLeft, TableGone
 from dudo_p2p.consensus.lobby import (
     LOBBY_KINDS,
     Connect,
@@ -121,6 +121,7 @@ class Node:
         journal_path: Path | None,
         resume: Seated | None = None,
         clock: Callable[[], float] = time.monotonic,
+        journal_dir: Path | None = None,
     ) -> None:
         if resume is None and not names.clean(name):  # before any socket is opened
             raise InvalidValue(f"the name {names.shown(name)!r} is empty once control and "
@@ -154,6 +155,11 @@ class Node:
         self.journal: jr.Journal | None = None
         if journal_path is not None:
             self.journal = jr.Journal(journal_path, truncate=resume is None)
+        # no --journal: the game journals itself into journal_dir once seated (§4.7), and the
+        # file goes when the game ends or we leave it (kept after a crash, for --resume)
+        self.journal_dir = journal_dir if journal_path is None else None
+        self.auto_journal: Path | None = None
+        self.left = False
         self.records: list[bytes] = []  # every record journalled (the game's --record copy)
         self.lobby: Lobby = Lobby.joining(identity, self.name, net.bind, self.links.port)
         self.machine: TableMachine | None = None
@@ -185,14 +191,18 @@ class Node:
         turn_timer_ms: int,
         table: str | None = None,
         journal_path: Path | None = None,
+        journal_dir: Path | None = None,
+        grace_ms: int = 0,
     ) -> Node:
-        """Open a table of ``seats`` seats (we take seat 0) and advertise it."""
-        node = cls(identity, name, net, journal_path=journal_path)
+        """Open a table of ``seats`` seats (we take seat 0) and advertise it; a silent seat
+        is waited for ``grace_ms`` past the silence timeout (the reconnect grace, §4.6).
+        Without ``journal_path`` the game journals itself into ``journal_dir``, if given."""
+        node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir)
         code = table or new_table_code(node.rng)
         node.lobby = Lobby.hosting(
             identity, name, net.bind, node.links.port, table=code,
             game_id=node.rng.randbytes(16), seats=seats, rules=rules,
-            turn_timer_ms=turn_timer_ms,
+            turn_timer_ms=turn_timer_ms, grace_ms=grace_ms,
         )
         node._update_beacon()
         return node
@@ -210,11 +220,13 @@ class Node:
         journal_path: Path | None = None,
         accept_rules: Callable[[RuleSet], bool] = lambda _: True,
         pin: KeyPin | None = None,
+        journal_dir: Path | None = None,
     ) -> Node:
         """Sit at a table: the one at each ``host:port`` in ``addresses`` and/or (``discover``)
         the first open one the beacons show (with code ``table`` when given, hosted by the
-        key ``pin`` matches when given: an answer signed by another key is refused)."""
-        node = cls(identity, name, net, journal_path=journal_path)
+        key ``pin`` matches when given: an answer signed by another key is refused). Without
+        ``journal_path`` the game journals itself into ``journal_dir``, if given."""
+        node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir)
         node.lobby = Lobby.joining(identity, name, net.bind, node.links.port, table=table,
                                    pin=pin, accept_rules=accept_rules)
         node.seeker = Seeker(table, pin, discovering=discover and node.discovery is not None)
@@ -517,6 +529,9 @@ class Node:
         now = self.clock()
         self.seated = seated
         self.seated_at = now
+        if self.journal is None and self.journal_dir is not None:
+            self.auto_journal = self.journal_dir / jr.journal_name(seated, self.identity)
+            self.journal = jr.Journal(self.auto_journal, truncate=True)
         self._journal(jr.seating_record(seated))
         if self.journal is not None:
             self.journal.sync()
@@ -541,13 +556,13 @@ class Node:
 
     def _watch(self, event: Event) -> list[AnyEffect]:
         machine = self.machine
-        ended = isinstance(event, GameOver) or (
+        ended = isinstance(event, GameOver | GameAbandoned | TableGone) or (
             isinstance(event, PlayerLeft) and machine is not None and machine.removed_me
         )
         if not ended or self.over_at is not None:
             return []
         self.over_at = self.clock()
-        return self._game_over() if isinstance(event, GameOver) else []
+        return self._game_over() if isinstance(event, GameOver | GameAbandoned) else []
 
     def _game_over(self) -> list[AnyEffect]:
         """Tell every seat our final log length now, not at the next heartbeat (up to 1 s
@@ -607,6 +622,7 @@ class Node:
         """Tell the table we quit (a forfeit) when the game is still running."""
         if self.machine is not None and not self.machine.over:
             self.carry_out(list(self.machine.leave(self.clock())))
+            self.left = True
 
     def close(self) -> None:
         """Close sockets and the journal. Idempotent."""
@@ -615,6 +631,8 @@ class Node:
         self.closed = True
         if self.journal is not None:
             self.journal.close()
+            if self.auto_journal is not None and (self.over or self.left):
+                self.auto_journal.unlink(missing_ok=True)  # nothing left to resume
         if self.discovery is not None:
             self.discovery.close()
         self.links_close()

@@ -19,7 +19,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from dudo_p2p import paths
 from dudo_p2p.bots import make_bot
+from dudo_p2p.consensus.presence import HUMAN_GRACE
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.node.node import NetConfig, Node
@@ -52,6 +54,7 @@ def start_bot_table(
     node = Node.host(
         identity or Identity.generate(), name, NetConfig(bind=LOOPBACK, discovery=False),
         seats=n_bots + 1, rules=rules, turn_timer_ms=int(turn_timer_s * 1000),
+        grace_ms=int(HUMAN_GRACE * 1000), journal_dir=paths.journal_dir(),  # a person plays
     )
     stop_bots = spawn_bot_peers(n_bots, level, node.links.port, names=bot_names)
     timer_bot = make_bot(level, random.Random(node.rng.getrandbits(64)))
@@ -71,6 +74,7 @@ def spawn_bot_peers(
             [sys.executable, "-m", "dudo_p2p", "bot", "--join", f"{LOOPBACK}:{port}",
              "--level", level, "--name", names[i % len(names)],
              "--identity", str(Path(work.name) / f"bot{i}"), "--bind", LOOPBACK,
+             "--journal", str(Path(work.name) / f"bot{i}.journal"),
              "--timeout", "7200"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         ))

@@ -1,4 +1,5 @@
-"""Session events: the values the table reports to a seat (defined in consensus, re-exported)."""
+"""Session events: the values the table reports to a seat (defined in consensus, re-exported),
+and the closed sets of names they carry (a removal's reason, a cheat's kind, a game's end)."""
 
 from dudo_p2p.consensus.events import (
     ActionTaken,
@@ -17,16 +18,20 @@ from dudo_p2p.consensus.events import (
     TalkHeard,
     TurnTimer,
 )
+from dudo_p2p.consensus.reasons import CheatKind, Outcome, Reason
 
 __all__ = [
     "ActionTaken",
     "CheatDetected",
+    "CheatKind",
     "Event",
     "GameAbandoned",
     "GameOver",
     "GameStarted",
     "Notice",
+    "Outcome",
     "PlayerLeft",
+    "Reason",
     "RoundResolved",
     "RoundStarted",
     "SeatDisconnected",

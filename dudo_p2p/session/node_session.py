@@ -111,7 +111,8 @@ class NodeSession:
                 seating.names[seat],
                 fingerprint(pub),
                 is_bot=self.is_bot if seat == machine.seat else False,
-                connected=seat in live,
+                # out of the game, or silent past the silence timeout (§4.6)
+                connected=seat in live and seat not in machine.presence.away,
             )
             for seat, pub in enumerate(seating.pubs)
         )

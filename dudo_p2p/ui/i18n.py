@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from dudo_p2p.session.events import CheatKind, Outcome, Reason
+
 LANGS = ("es", "en")
 
 # Keys picked from a value at run time are listed here, so the catalogue test sees them.
@@ -18,18 +20,17 @@ LEVEL_KEYS = {"easy": "level.easy", "normal": "level.normal", "hard": "level.har
               "expert": "level.expert"}
 TALK_KEYS = ("talk.1", "talk.2", "talk.3", "talk.4", "talk.5", "talk.6", "talk.7", "talk.8")
 HOUSE_RULE_KEYS = tuple(f"house.{i}" for i in range(1, 12))  # house.1 .. house.11
-LEFT_REASON_KEYS = {
-    "timeout": "left.timeout",
-    "removed": "left.removed",
+# one key per removal reason and cheat kind the table can emit (their enums say which), and
+# the older names some callers still use
+LEFT_REASON_KEYS = {r.value: r.key for r in Reason} | {
     "forfeit": "left.forfeit",
     "eliminated": "left.eliminated",
-    "quit": "left.quit",
 }
-CHEAT_KEYS = {
-    "equivocation": "cheat.equivocation",
+CHEAT_KEYS = {c.value: c.key for c in CheatKind} | {
     "bad_reveal": "cheat.bad_reveal",
     "bad_signature": "cheat.bad_signature",
 }
+OUTCOME_KEYS = {o.value: o.key for o in Outcome}
 KIND_KEYS = {
     "dudo": "reveal.kind.dudo",
     "calzo": "reveal.kind.calzo",
@@ -225,6 +226,19 @@ ES: dict[str, str] = {
     "left.eliminated": "{name} se queda sin dados",
     "left.quit": "{name} se fue de la mesa",
     "left.other": "{name} dejó la mesa",
+    "left.silent": "{name} no volvió a tiempo y sale de la mesa",
+    "left.equivocation": "{name} firmó dos jugadas distintas y sale de la mesa",
+    "left.bad_reveal": "Los dados de {name} no cuadraban; sale de la mesa",
+    "left.expelled": "{name}, descubierto haciendo trampa, sale de la mesa",
+    "left.unknown": "La mesa sacó a {name} (por un motivo que esta versión no conoce)",
+    "cheat.unknown": "¡Trampa! {name} fue descubierto y queda fuera",
+    "seat.disconnected": "{name} se desconectó: tiene {s} s para volver",
+    "seat.reconnected": "{name} volvió a la mesa",
+    "outcome.finished": "La partida terminó",
+    "outcome.removed": "La mesa te sacó de la partida",
+    "outcome.abandoned": "Partida abandonada: quedaban dos y {name} no volvió. Nadie gana",
+    "outcome.table_gone": "No se oye a nadie más: la mesa se disolvió",
+    "outcome.unknown": "La partida terminó",
     "cheat.equivocation": "¡Trampa! {name} firmó dos jugadas distintas y queda fuera",
     "cheat.bad_reveal": "¡Trampa! Los dados de {name} no cuadran con lo prometido; queda fuera",
     "cheat.bad_signature": "¡Trampa! {name} envió una firma falsa y queda fuera",
@@ -459,8 +473,21 @@ EN: dict[str, str] = {
     "left.removed": "The table removed {name}",
     "left.forfeit": "{name} forfeits the game",
     "left.eliminated": "{name} is out of dice",
-    "left.quit": "{name} left the table",
+    "left.quit": "{name} quit the game",
     "left.other": "{name} left the table",
+    "left.silent": "{name} did not come back in time and leaves the table",
+    "left.equivocation": "{name} signed two different moves and leaves the table",
+    "left.bad_reveal": "{name}'s dice did not match; out of the table",
+    "left.expelled": "{name}, caught cheating, leaves the table",
+    "left.unknown": "The table removed {name} (for a reason this version does not know)",
+    "cheat.unknown": "Cheat! {name} was caught and is out",
+    "seat.disconnected": "{name}: disconnected, {s} s to come back",
+    "seat.reconnected": "{name} is back at the table",
+    "outcome.finished": "The game is over",
+    "outcome.removed": "The table removed you from the game",
+    "outcome.abandoned": "Game abandoned: two were left and {name} did not come back. Nobody wins",
+    "outcome.table_gone": "Nobody else is heard: the table is gone",
+    "outcome.unknown": "The game is over",
     "cheat.equivocation": "Cheat! {name} signed two different moves and is out",
     "cheat.bad_reveal": "Cheat! {name}'s dice do not match what was promised; out",
     "cheat.bad_signature": "Cheat! {name} sent a forged signature and is out",

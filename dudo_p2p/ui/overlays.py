@@ -141,6 +141,27 @@ def _seat_name(scene: TableScene, seat: int) -> str:
     return scene.names[seat] if seat < len(scene.names) else f"#{seat + 1}"
 
 
+def draw_ended(scene: TableScene, surface: pygame.Surface) -> None:
+    """The game ended for us with no winner (removed, abandoned, the table gone): why, and
+    back to the lobby (Enter) or quit."""
+    assert scene.ended is not None
+    _shade(surface, 190)
+    box = pygame.Rect(0, 0, 640, 300)
+    box.center = (640, 380)
+    draw.panel(surface, box, edge=theme.GOLD)
+    for i, line in enumerate(draw.wrap(scene.ended(scene.tr), 34, box.width - 60)[:3]):
+        draw.text(surface, line, (box.centerx, box.top + 70 + i * 42), 34, theme.GOLD,
+                  anchor="center")
+    scene.buttons = []
+    entries = [("over.lobby", scene.host.show_lobby, "lobby"),
+               ("over.quit", scene.host.quit, "quit")]
+    for i, (key, action, name) in enumerate(entries):
+        rect = pygame.Rect(box.centerx - 200 + i * 212, box.bottom - 100, 188, 60)
+        scene.buttons.append(Button(rect, scene.tr(key), action, size=26, name=name,
+                                    hotkey="Enter" if name == "lobby" else ""))
+    scene.draw_buttons(surface)
+
+
 def draw_winner(scene: TableScene, surface: pygame.Surface) -> None:
     """The end of the game: who won, and play again / lobby / quit."""
     tr = scene.tr

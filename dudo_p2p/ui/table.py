@@ -45,13 +45,17 @@ from dudo_p2p.rules import (
 from dudo_p2p.session import (
     ActionTaken,
     Event,
+    GameAbandoned,
     GameOver,
     GameStarted,
     PlayerInfo,
     PlayerLeft,
     RoundResolved,
     RoundStarted,
+    SeatDisconnected,
+    SeatReconnected,
     Session,
+    TableGone,
     Talker,
     TalkHeard,
     TurnTimer,
@@ -148,6 +152,7 @@ class TableScene(Scene):
         self.out_order: list[int] = []  # seats in the order they left the game
         self.dealt_round: int | None = None  # the round dealt and not yet resolved
         self.winner: int | None = None
+        self.ended: Words | None = None  # the game ended for us with no winner: why
         self.deadlines: dict[int, float | None] = {}
         self.messages: collections.deque[Words] = collections.deque(maxlen=6)
         self.toast: tuple[Words, float] | None = None
@@ -280,7 +285,8 @@ class TableScene(Scene):
     def blocked(self) -> bool:
         """An overlay hides the table: no game input reaches it."""
         return (self.overlay is not None or self.reveal is not None
-                or self.handover_seat is not None or self.winner is not None)
+                or self.handover_seat is not None or self.winner is not None
+                or self.ended is not None)
 
     def process_events(self) -> None:
         """Apply every event the session reports, in order."""
@@ -337,6 +343,18 @@ class TableScene(Scene):
                 case PlayerLeft(seat=seat):
                     self._out(seat)
                     self.say_event(event)
+                    if seat == self.session.seat and not self.hotseat:
+                        self.ended = keyed("outcome.removed")
+                case SeatDisconnected(seat=seat, until=until):
+                    self.say(keyed("seat.disconnected", name=words.seat_name(self.names, seat),
+                                   s=max(0, round(until - self.now))))
+                case SeatReconnected(seat=seat):
+                    self.say(keyed("seat.reconnected", name=words.seat_name(self.names, seat)))
+                case GameAbandoned(seat=seat):
+                    self.ended = keyed("outcome.abandoned",
+                                       name=words.seat_name(self.names, seat))
+                case TableGone():
+                    self.ended = keyed("outcome.table_gone")
                 case TalkHeard(seat=seat, phrase=phrase):
                     # a bubble at the seat, never a line in the table's log
                     if self.talk.heard(seat, phrase, self.now):

@@ -35,7 +35,7 @@ from dudo_p2p.ui.motion import (
     ease_out,
     lerp,
 )
-from dudo_p2p.ui.overlays import draw_menu, draw_rules_overlay, draw_winner
+from dudo_p2p.ui.overlays import draw_ended, draw_menu, draw_rules_overlay, draw_winner
 from dudo_p2p.ui.side_panel import draw_side_panel
 from dudo_p2p.ui.table_layout import (
     CENTER,
@@ -102,6 +102,8 @@ def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
         scene.buttons = []  # modal: a click anywhere hands the device over
     if scene.winner is not None and scene.reveal is None:
         draw_winner(scene, surface)
+    elif scene.ended is not None and scene.reveal is None:
+        draw_ended(scene, surface)
     if scene.overlay == "menu":
         draw_menu(scene, surface)
     elif scene.overlay == "rules":

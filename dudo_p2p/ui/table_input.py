@@ -48,6 +48,10 @@ def key_pressed(scene: TableScene, key: int) -> None:
         if key in GO_ON:
             scene.dismiss_reveal()
         return
+    if scene.ended is not None:  # the game ended for us with no winner: back to the lobby
+        if key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+            scene.host.show_lobby()
+        return
     if scene.winner is not None:
         # Enter only, and not in the first moments: the Space (or a held key) that meant
         # "go on" at the final reveal must not start a new game by accident

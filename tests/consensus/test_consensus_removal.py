@@ -150,6 +150,9 @@ def test_a_seat_removed_while_paused_is_told_at_its_first_heartbeat_and_peers_wa
     net.run_until(lambda: stopped.removed_me, max_steps=2_000)
     assert net.now - woke < 2.0
     assert stopped.outcome is Outcome.REMOVED
+    assert any("we were stopped" in t for t in net.logs[victim])
+    assert not any(victim in box for box in stopped.votes.votes.values()), \
+        "it voted nobody out for its own absence"
     assert net.machines[0].untold() == set()
 
 

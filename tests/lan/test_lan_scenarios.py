@@ -45,6 +45,9 @@ MISSING_CUT = ("issue 13: after a one-way cut nobody is removed but each round t
                "two cut peers vote each other out and withdraw, every round): the end comes "
                "35-38 s after the cut, not within 30 s")
 MISSING_GRACE = "issue 13: no reconnect grace (host --grace) yet"
+MISSING_DEAF_HOST = ("issue 13 §1: a host restarted from its journal hears no frame (two links "
+                     "under one routing id); the others answer its heartbeat only once it is "
+                     "heard")
 
 
 def exit_within(peer: Peer, seconds: float) -> int | None:
@@ -111,10 +114,16 @@ def cable_12s(table: LanTable, name: str) -> None:
 
 
 OUTAGES = [pytest.param(sigstop_8s, id="sigstop-8s"), pytest.param(cable_12s, id="cable-12s")]
+# after a cable pull the woken peer's links must come back before it can be told: the link
+# work of issue 13 (one link per peer) has not landed yet
+TOLD_OUTAGES = [
+    OUTAGES[0],
+    pytest.param(cable_12s, id="cable-12s", marks=pytest.mark.xfail(strict=True, reason=(
+        "issue 13: after a cable pull the links do not come back in time to tell the peer"))),
+]
 
 
-@pytest.mark.xfail(strict=True, reason=MISSING_TOLD)
-@pytest.mark.parametrize("outage", OUTAGES)
+@pytest.mark.parametrize("outage", TOLD_OUTAGES)
 def test_a_peer_out_of_reach_is_removed_the_others_finish_and_it_is_told_within_5s(
     table: LanTable, outage: Callable[[LanTable, str], None]
 ) -> None:
@@ -133,7 +142,6 @@ def test_a_peer_out_of_reach_is_removed_the_others_finish_and_it_is_told_within_
     assert any("b3 left" in line for line in host.lines), table.explain()
 
 
-@pytest.mark.xfail(strict=True, reason=MISSING_GRACE)
 @pytest.mark.parametrize("outage", OUTAGES)
 def test_a_peer_out_of_reach_within_a_30s_grace_is_back_in_its_seat_on_one_hash(
     table: LanTable, outage: Callable[[LanTable, str], None]
@@ -163,7 +171,7 @@ def test_the_host_killed_and_restarted_within_the_grace_is_back_in_its_seat(
     assert not [line for p in (back, b1, b2, b3) for line in left_lines(p)], table.explain()
 
 
-@pytest.mark.xfail(strict=True, reason=MISSING_TOLD)
+@pytest.mark.xfail(strict=True, reason=MISSING_DEAF_HOST)
 def test_the_host_restarted_after_its_removal_is_told_and_exits_within_5s(
     table: LanTable,
 ) -> None:

@@ -1,0 +1,91 @@
+"""Every reason a seat can leave for, every cheat kind and every way a game can end has its
+own sentence in both languages (issue 13 §7: a removal read "left the table" and a caught
+cheat "was caught" without the why); a seat that goes quiet is shown disconnected; a game
+that ends for us without a winner says why and returns to the lobby."""
+
+from __future__ import annotations
+
+import pygame
+import pytest
+
+from dudo_p2p.session import (
+    CheatDetected,
+    CheatKind,
+    GameAbandoned,
+    Outcome,
+    PlayerLeft,
+    Reason,
+    SeatDisconnected,
+    SeatReconnected,
+    TableGone,
+)
+from dudo_p2p.session.local import LocalSession
+from dudo_p2p.ui import words
+from dudo_p2p.ui.app import App
+from dudo_p2p.ui.i18n import CATALOGUE, Tr
+from dudo_p2p.ui.request import TableRequest
+from dudo_p2p.ui.table import TableScene
+
+from .conftest import FakeClock
+from .helpers import bot_tables, key
+
+NAMES = ("Ana", "Bruno", "Carmen")
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_every_removal_reason_and_cheat_kind_has_its_own_sentence(lang: str) -> None:
+    tr = Tr(lang)
+    generic_left = tr("left.other", name="Bruno")
+    for reason in Reason:
+        assert reason.key in CATALOGUE[lang], f"{lang} lacks {reason.key}"
+        line = words.event_line(tr, NAMES, PlayerLeft(1, reason))
+        assert line is not None and "Bruno" in line, reason
+        if reason is not Reason.UNKNOWN:
+            assert line != generic_left, f"{reason} reads as a bare 'left the table'"
+    for kind in CheatKind:
+        assert kind.key in CATALOGUE[lang], f"{lang} lacks {kind.key}"
+        line = words.event_line(tr, NAMES, CheatDetected(1, kind))
+        assert line is not None and "Bruno" in line
+    for outcome in Outcome:
+        assert outcome.key in CATALOGUE[lang], f"{lang} lacks {outcome.key}"
+    # the names the machine emits and the ones the old catalogue had read the same
+    assert words.event_line(tr, NAMES, CheatDetected(1, CheatKind.parse("bad-reveal"))) == \
+        words.event_line(tr, NAMES, CheatDetected(1, CheatKind.parse("bad_reveal")))
+    assert Reason.parse("something-new") is Reason.UNKNOWN
+
+
+def _scene(clock: FakeClock, surface: pygame.Surface) -> tuple[App, TableScene, LocalSession]:
+    app = App(bot_tables, "en", clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
+    app.start_table(TableRequest("bots", bots=2, seed=3))  # type: ignore[arg-type]
+    assert isinstance(app.scene, TableScene)
+    session = app.scene.session
+    assert isinstance(session, LocalSession)
+    return app, app.scene, session
+
+
+def test_a_quiet_seat_is_shown_disconnected_then_back(
+    clock: FakeClock, surface: pygame.Surface
+) -> None:
+    app, scene, session = _scene(clock, surface)
+    session._events += [SeatDisconnected(1, clock() + 25.0)]
+    app.frame()
+    assert any("disconnected, 25 s to come back" in t for t in scene.message_texts())
+    session._events += [SeatReconnected(1)]
+    app.frame()
+    assert any("is back at the table" in t for t in scene.message_texts())
+
+
+@pytest.mark.parametrize("event", [TableGone(), GameAbandoned(1, Reason.SILENT),
+                                   PlayerLeft(0, Reason.SILENT)])
+def test_a_game_that_ends_without_a_winner_says_why_and_enter_goes_to_the_lobby(
+    clock: FakeClock, surface: pygame.Surface, event: object
+) -> None:
+    app, scene, session = _scene(clock, surface)
+    session._events += [event]  # type: ignore[list-item]
+    app.frame()
+    assert scene.ended is not None and scene.blocked
+    said = scene.ended(scene.tr)
+    assert said and "." not in said.split()[0]  # a sentence, not a catalogue key
+    assert {b.name for b in scene.buttons} >= {"lobby", "quit"}
+    key(app, pygame.K_RETURN)
+    assert not isinstance(app.scene, TableScene), "Enter returns to the lobby"
