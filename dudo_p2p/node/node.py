@@ -383,7 +383,9 @@ class Node:
         seeking = self.lobby.phase is Phase.SEEKING
         heard = [peers[b.peer_id] for b in beacons if b.peer_id in peers]
         for seen in open_first(heard):
-            self.seeker.heard(seen.beacon, seeking=seeking)
+            warning = self.seeker.heard(seen.beacon, seeking=seeking)
+            if warning is not None:
+                log.warning("%s", warning)
             if self.seeker.gave_up is None and self.seeker.candidate(seen.beacon):
                 batch.extend(self._target(seen, now))
 

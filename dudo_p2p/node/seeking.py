@@ -61,14 +61,23 @@ class Seeker:
         if self.table is None and self.pin is None and self.chosen is None:
             self.chosen = host
 
-    def heard(self, beacon: Beacon, *, seeking: bool) -> None:
-        """Note who offers our code; two keys and no pin while ``seeking``: ambiguous."""
+    def heard(self, beacon: Beacon, *, seeking: bool) -> str | None:
+        """Note who offers our code; two keys and no pin while ``seeking``: ambiguous. A
+        second key heard once we were welcomed returns a warning to log (once): we may sit
+        at an impostor's table, or the other one is; the fingerprints tell them apart."""
         if self.table is None or self.pin is not None or beacon.table_code != self.table:
-            return
+            return None
+        new = beacon.peer_id not in self.hosts_of_code
         self.hosts_of_code.setdefault(beacon.peer_id, fingerprint(beacon.peer_id))
-        if seeking and len(self.hosts_of_code) > 1 and self.gave_up is None:
-            shown = ", ".join(f"{self.table}@{f}" for f in sorted(self.hosts_of_code.values()))
+        if len(self.hosts_of_code) < 2 or self.gave_up is not None:
+            return None
+        shown = ", ".join(f"{self.table}@{f}" for f in sorted(self.hosts_of_code.values()))
+        if seeking:
             self.stop(RefusalReason.AMBIGUOUS, f"{RefusalReason.AMBIGUOUS.text} ({shown})")
+            return None
+        if not new:
+            return None
+        return f"another host offers table {self.table} too ({shown}): check the fingerprint"
 
     def refused(self, target: bytes, host: bytes, reason: RefusalReason) -> None:
         """The target linked under ``target`` answered with ``host``'s refusal (or with

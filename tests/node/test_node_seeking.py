@@ -55,10 +55,12 @@ def test_two_hosts_for_our_code_and_no_pin_stop_us_naming_both() -> None:
     assert f"KQ7XM@{fingerprint(A)}" in seeker.why and f"KQ7XM@{fingerprint(B)}" in seeker.why
 
 
-def test_a_second_host_seen_after_we_were_welcomed_does_not_stop_us() -> None:
+def test_a_second_host_seen_after_we_were_welcomed_does_not_stop_us_but_warns_once() -> None:
     seeker = Seeker("KQ7XM", None, discovering=True)
-    seeker.heard(beacon(A), seeking=False)
-    seeker.heard(beacon(B), seeking=False)
+    assert seeker.heard(beacon(A), seeking=False) is None
+    warning = seeker.heard(beacon(B), seeking=False)
+    assert warning is not None and f"KQ7XM@{fingerprint(B)}" in warning
+    assert seeker.heard(beacon(B), seeking=False) is None  # once, not at every beacon
     assert seeker.gave_up is None
 
 
