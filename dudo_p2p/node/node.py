@@ -307,6 +307,9 @@ class Node:
             due.append(now if beacon_due is None else beacon_due)
         if self.held:
             due.append(now + HOLD_RETRY)
+        give_up = self.seeker.give_up_at()
+        if give_up is not None:
+            due.append(give_up)
         timeout_ms = poll_timeout_ms(min(due) - now)
         ready = dict(self.poller.poll(timeout_ms))
         now = self.clock()
@@ -333,6 +336,10 @@ class Node:
         elif self.machine is None and now >= self.next_tick:
             self.next_tick = now + TICK_EVERY
         self.carry_out(batch)
+        if self.seeker.give_up_at() is not None and not self.lobby.targets:
+            self.seeker.look_again(now)
+            if self.seeker.gave_up is not None:
+                log.warning("%s", self.seeker.why)
         self._update_beacon()  # seats taken, playing: set_beacon sends only what changed
 
     def _route(self, incoming: Incoming, now: float, batch: list[AnyEffect]) -> None:
@@ -407,7 +414,7 @@ class Node:
         now = self.clock()
         others = self.discovery.peers(now).values() if self.discovery is not None else ()
         out: list[LobbyEffect] = []
-        for seen in self.seeker.stranded(others):
+        for seen in self.seeker.stranded(others, now):
             out.extend(self._target(seen, now))
         if self.seeker.gave_up is not None:
             log.warning("%s", self.seeker.why)

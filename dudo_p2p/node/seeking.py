@@ -15,7 +15,8 @@ Pure bookkeeping the node consults on every beacon and every refusal; no sockets
   others could have had until those hosts freed them.
 - When the last target refused us: with ``--table``, a pin or ``--join`` only, we stop with
   the host's reason; with ``--discover`` alone we move on to the next open table the
-  beacons show, and stop with :attr:`~RefusalReason.NO_OPEN_TABLE` when there is none.
+  beacons show, and stop with :attr:`~RefusalReason.NO_OPEN_TABLE` when there is none
+  (after looking :data:`LOOK_AGAIN` seconds more for a beacon we had not heard yet).
   A target that refused us (its placeholder key names host and address) is never tried
   again, so a copied beacon's address that answered with another key cannot loop.
 """
@@ -30,6 +31,11 @@ from dudo_p2p.net.beacon import Beacon, TableState
 from dudo_p2p.net.discovery import Seen
 from dudo_p2p.protocol.refusals import RefusalReason
 
+# --discover alone, refused and no other table in sight: look this long for one more before
+# saying "no open table" (a bot refused in its first milliseconds may not have heard every
+# host's beacon yet; hosts beacon every second).
+LOOK_AGAIN = 1.5
+
 
 @dataclass
 class Seeker:
@@ -42,6 +48,7 @@ class Seeker:
     reasons: list[RefusalReason] = field(default_factory=list)
     hosts_of_code: dict[bytes, str] = field(default_factory=dict)  # key -> fingerprint
     chosen: bytes | None = None  # --discover alone: the one host we are trying now
+    stranded_at: float | None = None  # --discover alone: refused, looking for another table
     dropped: set[bytes] = field(default_factory=set)  # target keys that refused us
     gave_up: RefusalReason | None = None
     why: str = ""
@@ -60,6 +67,7 @@ class Seeker:
         """We say hello to ``host``: with ``--discover`` alone, only to it until it refuses."""
         if self.table is None and self.pin is None and self.chosen is None:
             self.chosen = host
+        self.stranded_at = None
 
     def heard(self, beacon: Beacon, *, seeking: bool) -> str | None:
         """Note who offers our code; two keys and no pin while ``seeking``: ambiguous. A
@@ -87,21 +95,33 @@ class Seeker:
         self.reasons.append(reason)
         self.chosen = None
 
-    def stranded(self, others: Iterable[Seen]) -> list[Seen]:
-        """Every target refused us: the candidates to move on to (none: we stopped)."""
+    def stranded(self, others: Iterable[Seen], now: float) -> list[Seen]:
+        """Every target refused us: the candidates to move on to (none: we stopped, or, with
+        ``--discover`` alone, we look :data:`LOOK_AGAIN` more seconds: :meth:`give_up_at`)."""
         if self.discovering and self.table is None and self.pin is None:
             fresh = open_first(seen for seen in others if self.candidate(seen.beacon))
             if fresh:
                 first = fresh[0].beacon.peer_id
                 return [seen for seen in fresh if seen.beacon.peer_id == first]
-            self.stop(RefusalReason.NO_OPEN_TABLE, "no open table (every table seen refused us "
-                                                   "or has no free seat)")
+            self.stranded_at = now
             return []
         # The host's own reason over our conclusion that an address held another host.
         told = [r for r in self.reasons if r is not RefusalReason.WRONG_HOST]
         reason = told[-1] if told else self.reasons[-1] if self.reasons else RefusalReason.OTHER
         self.stop(reason, reason.text)
         return []
+
+    def give_up_at(self) -> float | None:
+        """When to say "no open table" if no other table turns up (None: not looking)."""
+        return None if self.stranded_at is None else self.stranded_at + LOOK_AGAIN
+
+    def look_again(self, now: float) -> None:
+        """Still stranded :data:`LOOK_AGAIN` after the last refusal: stop."""
+        due = self.give_up_at()
+        if due is not None and now >= due:
+            self.stranded_at = None
+            self.stop(RefusalReason.NO_OPEN_TABLE, "no open table (every table seen refused "
+                                                   "us or has no free seat)")
 
     def stop(self, reason: RefusalReason, why: str) -> None:
         if self.gave_up is None:

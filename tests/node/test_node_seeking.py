@@ -5,7 +5,7 @@ from __future__ import annotations
 from dudo_p2p.crypto.identity import KeyPin, fingerprint
 from dudo_p2p.net.beacon import Beacon, TableState
 from dudo_p2p.net.discovery import Seen
-from dudo_p2p.node.seeking import Seeker, open_first
+from dudo_p2p.node.seeking import LOOK_AGAIN, Seeker, open_first
 from dudo_p2p.protocol.refusals import RefusalReason
 
 A, B, C = (bytes([i]) * 32 for i in (1, 2, 3))
@@ -70,12 +70,26 @@ def test_refused_everywhere_without_a_code_moves_on_then_says_no_open_table() ->
     others = [seen(beacon(A)), seen(beacon(C, state=TableState.PLAYING)), seen(beacon(B)),
               Seen(beacon(B), "10.0.0.2", 0.0, 0.0)]
     # one host at a time (both of B's addresses), an open one before a playing one
-    assert [(s.beacon.peer_id, s.host) for s in seeker.stranded(others)] == [
+    assert [(s.beacon.peer_id, s.host) for s in seeker.stranded(others, 0.0)] == [
         (B, "127.0.0.1"), (B, "10.0.0.2")]
     seeker.refused(b"t" + C, C, RefusalReason.STARTED)
     seeker.refused(b"t" + B, B, RefusalReason.STARTED)
-    assert seeker.stranded(others) == []
+    assert seeker.stranded(others, 10.0) == []
+    assert seeker.gave_up is None  # a beacon not heard yet may still come: look again
+    seeker.look_again(10.0 + LOOK_AGAIN - 0.01)
+    assert seeker.gave_up is None
+    seeker.look_again(10.0 + LOOK_AGAIN)
     assert seeker.gave_up is RefusalReason.NO_OPEN_TABLE
+
+
+def test_a_table_heard_while_looking_again_is_tried() -> None:
+    seeker = Seeker(None, None, discovering=True)
+    seeker.refused(b"t" + A, A, RefusalReason.FULL)
+    assert seeker.stranded([seen(beacon(A))], 5.0) == []
+    assert seeker.candidate(beacon(B))  # the node adds the target and chooses it
+    seeker.choose(B)
+    seeker.look_again(5.0 + LOOK_AGAIN)
+    assert seeker.gave_up is None and seeker.give_up_at() is None
 
 
 def test_refused_with_a_code_stops_with_the_hosts_reason_over_a_wrong_host() -> None:
@@ -83,7 +97,7 @@ def test_refused_with_a_code_stops_with_the_hosts_reason_over_a_wrong_host() -> 
     seeker.refused(b"t" + C, C, RefusalReason.WRONG_HOST)  # a copied beacon: someone else
     seeker.refused(b"t" + A, A, RefusalReason.FULL)
     seeker.refused(b"t" + B, B, RefusalReason.WRONG_HOST)
-    assert seeker.stranded([seen(beacon(B))]) == []
+    assert seeker.stranded([seen(beacon(B))], 0.0) == []
     assert seeker.gave_up is RefusalReason.FULL and seeker.why == "the table is full"
 
 
