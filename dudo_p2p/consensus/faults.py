@@ -77,6 +77,10 @@ class VoteBook:
         self.certificates: dict[tuple[int, int], list[bytes]] = {}
         self.evidence: dict[int, tuple[bytes, bytes]] = {}  # seat -> two entries it signed
         self.withdrawn: set[tuple[int, int]] = set()  # (epoch, target) we voted, then withdrew
+        # seats we withdrew a vote against: the table hears them when we do not (our link
+        # from them is bad), so we no longer vote them out on our own for what such a link
+        # causes (their silence, their missing acks), only seconding another seat's vote
+        self.disputed: set[int] = set()
 
     def voted(self, epoch: int, target: int, voter: int) -> bool:
         """``voter``'s vote against ``target`` in ``epoch`` is held."""
@@ -95,6 +99,11 @@ class VoteBook:
         table went on without the removal (protocol.md §4.6, withdrawal)."""
         self.votes.get((epoch, target), {}).pop(me, None)
         self.withdrawn.add((epoch, target))
+        self.disputed.add(target)
+
+    def seconded(self, epoch: int, target: int, me: int) -> bool:
+        """Another seat than ``me`` (and than the target) voted ``target`` out in ``epoch``."""
+        return any(v not in (me, target) for v in self.votes.get((epoch, target), {}))
 
     def tally(
         self, epoch: int, target: int, participants: Iterable[int], open_entry: OpenEntry

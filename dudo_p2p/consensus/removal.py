@@ -118,15 +118,19 @@ class RemovalMixin(MachineCore):
         waiting, limit = awaited(rep, acked, self.seating.turn_timer_ms, self.timeouts)
         if len(parts) == 2:
             limit += self.presence.grace  # a stall ends a two-seat game: wait it out as long
+        epoch = rep.epoch.number
         for seat in waiting:
             if seat == self.seat or seat in self.presence.away:
                 continue  # a disconnected seat is waited for until its grace runs out
+            if acked is not None and self._link_doubt(epoch, seat):
+                continue  # its ack may reach the others and not us
             if self.timers.stuck_past(limit, now) and not self.presence.back_within(
                 seat, limit, now
             ):
                 self._vote(seat, Reason.TIMEOUT, now)
         for seat in parts:
-            if seat != self.seat and self.presence.gone(seat, now):
+            if (seat != self.seat and self.presence.gone(seat, now)
+                    and not self._link_doubt(epoch, seat)):
                 self._vote(seat, Reason.SILENT, now)
         for seat in self.expelled & set(rep.epoch.participants):
             self._vote(seat, Reason.EXPELLED, now)
@@ -136,6 +140,12 @@ class RemovalMixin(MachineCore):
             self.table_gone = True
             self._out.append(Emit(ev.TableGone()))
             self._out.append(Log("warning", "no seat heard for long: the table is gone"))
+
+    def _link_doubt(self, epoch: int, seat: int) -> bool:
+        """We once withdrew a vote against ``seat`` (the table heard it when we did not) and
+        no other seat votes it out now: our silence from it says more about our link than
+        about it (a one-way cut made us vote it out, stall and withdraw every round)."""
+        return seat in self.votes.disputed and not self.votes.seconded(epoch, seat, self.seat)
 
     def _vote(self, target: int, reason: Reason, now: float) -> None:
         """Sign and send our vote against ``target`` in the current epoch, once (never again

@@ -228,3 +228,35 @@ def test_a_peer_whose_link_was_slow_withdraws_its_vote_and_nobody_is_removed() -
     assert voted, "seat 0 suspected seat 2 and withdrew"
     assert all(not left(net, s) for s in range(4)), "no live seat is removed"
     assert len(net.heads()) == 1
+
+
+def test_a_one_way_cut_costs_one_withdrawal_not_a_removal_or_a_stall_every_round() -> None:
+    """Seat 1's frames to seat 2 are lost for good (a one-way cut); seat 2 gets seat 1's
+    entries only through the others' relays and catch-up. It suspects seat 1 once, sees the
+    table go on and withdraws; from then on it does not vote seat 1 out on its own for what
+    such a link causes (silence, missing acks), only seconding another seat. Before, it
+    voted and stalled every round, and 2 of 3 seeds ended with seat 2, the live suspicious
+    one, voted out for 'timeout'."""
+    net = FakeNet(3, FAST, seed=1)
+    net.run_until(lambda: bidding(net))
+    original = net.route
+    net.route = lambda s, d, f, now: [] if (s, d) == (1, 2) else original(s, d, f, now)
+    net.run(max_steps=400_000)
+    assert all(not left(net, s) for s in range(3)), "no live seat is removed"
+    assert len(net.heads()) == 1
+    assert sum("withdrew our vote against seat 1" in t for t in net.logs[2]) == 1
+
+
+def test_a_seat_we_once_doubted_is_still_voted_out_with_the_others_when_it_dies() -> None:
+    """The doubt is about our link, not a pardon: when the doubted seat really dies, another
+    seat's vote is seconded and the removal completes."""
+    net = FakeNet(3, FAST, seed=1)
+    net.run_until(lambda: bidding(net))
+    original = net.route
+    net.route = lambda s, d, f, now: [] if (s, d) == (1, 2) else original(s, d, f, now)
+    net.run_until(lambda: 1 in net.machines[2].votes.disputed, max_steps=200_000)
+    net.crash(1)
+    net.run(max_steps=400_000)
+    assert [r for _, r in left(net, 0)] == [Reason.SILENT]
+    assert left(net, 2) == left(net, 0)
+    assert len(net.heads()) == 1
