@@ -49,12 +49,14 @@ def run(args: argparse.Namespace) -> int:
             "valid": True, "winner": winner, "rounds": summary.rounds,
             "players": list(summary.names), "log_hash": summary.log_hash,
             "removals": [[summary.names[s], r] for s, r in summary.removals],
-            "finished": summary.finished,
+            "finished": summary.finished, "abandoned": summary.abandoned,
         }))
         return 0
     # The genesis check keeps names clean; escaped anyway, as every printer does (names.py).
     shown = [names.shown(n) for n in summary.names]
-    state = f"won by {shown[summary.winner]}" if summary.winner is not None else "not finished"
+    state = (f"won by {shown[summary.winner]}" if summary.winner is not None
+             else "abandoned: two seats were left and one went silent, no winner"
+             if summary.abandoned else "not finished")
     print(f"valid record: {len(shown)} players ({', '.join(shown)}), "
           f"{summary.rounds} rounds, {summary.items} entries, {state}")
     for seat, reason in summary.removals:

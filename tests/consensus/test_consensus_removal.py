@@ -7,8 +7,13 @@ removed seat hanging, the suspicious peer stalling the table)."""
 
 from __future__ import annotations
 
+import argparse
+import json
+from pathlib import Path
+
 import pytest
 
+from dudo_p2p.cli import verify
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus.reasons import Outcome, Reason
 from dudo_p2p.consensus.record import RecordViolation, encode_record, verify_record
@@ -260,3 +265,19 @@ def test_a_seat_we_once_doubted_is_still_voted_out_with_the_others_when_it_dies(
     assert [r for _, r in left(net, 0)] == [Reason.SILENT]
     assert left(net, 2) == left(net, 0)
     assert len(net.heads()) == 1
+
+
+def test_dudo_p2p_verify_says_a_game_was_abandoned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    net = FakeNet(2, FAST, seed=4)
+    net.run_until(lambda: bidding(net))
+    net.crash(1)
+    net.run_until(lambda: net.machines[0].over, max_steps=5_000)
+    path = tmp_path / "abandoned.dudo"
+    path.write_bytes(net.machines[0].record(net.genesis, net.signatures))
+    assert verify.run(argparse.Namespace(file=path, json=False)) == 0
+    assert "abandoned: two seats were left" in capsys.readouterr().out
+    assert verify.run(argparse.Namespace(file=path, json=True)) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["abandoned"] is True and doc["winner"] is None

@@ -41,9 +41,9 @@ TOLD_WITHIN = 5.0  # issue 13: a removed peer learns it within 5 s of being reac
 WIFI = {"delay_ms": 80, "jitter_ms": 40, "loss": 0.08, "dup": 0.01, "reorder": 0.05}
 MISSING_TOLD = ("issue 13: a removed peer is told but exits 1 'game not finished', not 3 "
                 "'removed'; after a cable pull not always within 5 s")
-MISSING_CUT = ("issue 13: after a one-way cut nobody is removed but each round takes 7-9 s (the "
-               "two cut peers vote each other out and withdraw, every round): the end comes "
-               "35-38 s after the cut, not within 30 s")
+MISSING_CUT = ("issue 13: after a one-way cut nobody is removed, but the cut-off peer catches "
+               "every act up through sync (it never gets the other's acks live): the game "
+               "ends within 30 s of the cut in 1 run of 3")
 MISSING_GRACE = "issue 13: no reconnect grace (host --grace) yet"
 MISSING_DEAF_HOST = ("issue 13 §1: a host restarted from its journal hears no frame (two links "
                      "under one routing id); the others answer its heartbeat only once it is "
@@ -191,7 +191,9 @@ def test_the_host_restarted_after_its_removal_is_told_and_exits_within_5s(
 # ---- (e) a one-way partition between two of three peers ----------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=MISSING_CUT)
+# not strict: since the doubt rule (§4.6) the cut costs one withdrawal, not one per round, and
+# the game ends within 30 s in about 1 run of 3 (faults, 2026-12-01); strict made main flaky
+@pytest.mark.xfail(strict=False, reason=MISSING_CUT)
 def test_a_one_way_partition_ends_on_one_hash_within_30s_and_removed_peers_are_told(
     table: LanTable,
 ) -> None:
