@@ -44,7 +44,6 @@ MISSING_TOLD = ("issue 13: a removed peer is told but exits 1 'game not finished
 MISSING_CUT = ("issue 13: after a one-way cut nobody is removed, but the cut-off peer catches "
                "every act up through sync (it never gets the other's acks live): the game "
                "ends within 30 s of the cut in 1 run of 3")
-MISSING_GRACE = "issue 13: no reconnect grace (host --grace) yet"
 MISSING_DEAF_HOST = ("issue 13 §1: a host restarted from its journal hears no frame (two links "
                      "under one routing id); the others answer its heartbeat only once it is "
                      "heard")
@@ -118,8 +117,11 @@ OUTAGES = [pytest.param(sigstop_8s, id="sigstop-8s"), pytest.param(cable_12s, id
 # work of issue 13 (one link per peer) has not landed yet
 TOLD_OUTAGES = [
     OUTAGES[0],
-    pytest.param(cable_12s, id="cable-12s", marks=pytest.mark.xfail(strict=True, reason=(
-        "issue 13: after a cable pull the links do not come back in time to tell the peer"))),
+    # not strict: told within 5 s of the plug in 1 of 3 runs (faults, 2026-12-01, after link's
+    # and faults' landings); the links take a few seconds to come back after a cable pull
+    pytest.param(cable_12s, id="cable-12s", marks=pytest.mark.xfail(strict=False, reason=(
+        "issue 13: after a cable pull the links do not always come back in time to tell the "
+        "peer within 5 s"))),
 ]
 
 
@@ -157,7 +159,6 @@ def test_a_peer_out_of_reach_within_a_30s_grace_is_back_in_its_seat_on_one_hash(
 # ---- (d) kill -9 of the host and a restart from its journal ------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=MISSING_GRACE)
 def test_the_host_killed_and_restarted_within_the_grace_is_back_in_its_seat(
     table: LanTable,
 ) -> None:
