@@ -1,6 +1,6 @@
 """The narrow API one seat plays through: bots, the table and the CLI use this and nothing else."""
 
-from dudo_p2p.session.api import PlayerInfo, Session, Talker
+from dudo_p2p.session.api import Gatherer, Gathering, PlayerInfo, Session, Talker
 from dudo_p2p.session.events import (
     ActionTaken,
     CheatDetected,
@@ -30,6 +30,8 @@ __all__ = [
     "GameAbandoned",
     "GameOver",
     "GameStarted",
+    "Gatherer",
+    "Gathering",
     "Notice",
     "Outcome",
     "PlayerInfo",

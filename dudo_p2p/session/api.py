@@ -34,6 +34,39 @@ class PlayerInfo:
     connected: bool = True
 
 
+@dataclass(frozen=True)
+class Gathering:
+    """A networked table that is not seated yet, as the waiting screen shows it.
+
+    ``hosting``: we host it. ``answered``: a host has welcomed us (always True when
+    hosting). ``refused``: "" while still trying, else why the join stopped (a
+    :class:`~dudo_p2p.protocol.refusals.RefusalReason` value: "full", "started",
+    "wrong_host"...), with ``why`` the node's own line. ``code`` and ``host_fingerprint``:
+    the table as a friend types it (``CODE@FINGERPRINT``; "" while unknown). ``names``: the
+    seats taken so far, host first; ``seats``: how many the table has (0: not known yet).
+    ``addresses``: "ip:port" where the host can be reached (hosting only; empty when only
+    loopback exists).
+    """
+
+    hosting: bool
+    answered: bool
+    refused: str = ""
+    why: str = ""
+    code: str = ""
+    host_fingerprint: str = ""
+    names: tuple[str, ...] = ()
+    seats: int = 0
+    addresses: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Gatherer(Protocol):
+    """A session that may have to gather its table first (a networked one):
+    ``gathering()`` is the table's state while it is not seated, None once it plays."""
+
+    def gathering(self) -> Gathering | None: ...
+
+
 class Session(Protocol):
     """One seat's handle on a game. See the module docstring for the contract."""
 

@@ -19,9 +19,10 @@ from collections.abc import Callable
 
 from dudo_p2p.crypto.identity import fingerprint
 from dudo_p2p.errors import IllegalAction
+from dudo_p2p.node.gathering import reachable
 from dudo_p2p.node.node import TICK_EVERY, Node
 from dudo_p2p.rules import Action, PlayerAction, SeatView
-from dudo_p2p.session.api import PlayerInfo
+from dudo_p2p.session.api import Gathering, PlayerInfo
 from dudo_p2p.session.events import ActionTaken, Event, GameOver, PlayerLeft, TurnTimer
 
 BotFn = Callable[[SeatView, list[Action]], Action]
@@ -115,6 +116,31 @@ class NodeSession:
                 connected=seat in live and seat not in machine.presence.away,
             )
             for seat, pub in enumerate(seating.pubs)
+        )
+
+    def gathering(self) -> Gathering | None:
+        """The table while it gathers (:class:`~dudo_p2p.session.api.Gatherer`), None once
+        seated: the roster so far, the code and host fingerprint, our reachable addresses
+        when we host, and why a join stopped (the lobby's refusal reason)."""
+        node = self.node
+        if node.machine is not None:
+            return None
+        lobby = node.lobby
+        code = lobby.table or ""
+        if lobby.is_host:
+            return Gathering(
+                hosting=True, answered=True, code=code,
+                host_fingerprint=fingerprint(node.identity.public_key),
+                names=tuple(p.name for p in lobby.players), seats=lobby.seats_total,
+                addresses=reachable(node),
+            )
+        host, reason = lobby.host_pub, node.gave_up
+        return Gathering(
+            hosting=False, answered=host is not None,
+            refused=reason.value if reason is not None else "",
+            why=node.seeker.why if reason is not None else "",
+            code=code, host_fingerprint=fingerprint(host) if host is not None else "",
+            names=lobby.roster, seats=lobby.seats_total,
         )
 
     def talk(self, phrase: int) -> None:

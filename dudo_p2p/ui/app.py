@@ -115,6 +115,10 @@ class App:
         self.switch(TableScene(self, session, request, bot_delay=self.bot_delay,
                                autoplay=self.autoplay, reveal_hold=self.reveal_hold))
 
+    def back_to_lobby(self, text: str) -> None:
+        """Show the lobby (closing the current table) with ``text`` as its message."""
+        self._lobby_message(text)
+
     def _lobby_message(self, text: str) -> None:
         self.error = text
         if not isinstance(self.scene, LobbyScene):

@@ -31,6 +31,13 @@ CHEAT_KEYS = {c.value: c.key for c in CheatKind} | {
     "bad_signature": "cheat.bad_signature",
 }
 OUTCOME_KEYS = {o.value: o.key for o in Outcome}
+# why a join stopped: the lobby's refusal reasons (protocol/refusals.py), by wire value
+REFUSAL_KEYS = {
+    "full": "refused.full", "started": "refused.started",
+    "unknown_table": "refused.unknown_table", "bad_name": "refused.bad_name",
+    "wrong_host": "refused.wrong_host", "ambiguous": "refused.ambiguous",
+    "no_open_table": "refused.no_open_table", "other": "refused.other",
+}
 KIND_KEYS = {
     "dudo": "reveal.kind.dudo",
     "calzo": "reveal.kind.calzo",
@@ -303,6 +310,26 @@ ES: dict[str, str] = {
     "error.session": "No se pudo abrir la mesa: {why}",
     "error.join_unavailable": "Unirse por dirección aún no está disponible en esta versión.",
     "error.generic": "Algo falló en la mesa: {why}",
+    "join.no_answer": "Nadie contestó en {address} en {s} s (¿está la mesa abierta? "
+                      "¿es la dirección correcta?)",
+    "join.refused": "La mesa no nos sentó: {why}",
+    "refused.full": "la mesa está llena",
+    "refused.started": "la partida ya empezó",
+    "refused.unknown_table": "esa mesa no existe en ese anfitrión",
+    "refused.bad_name": "el nombre no vale (vacío)",
+    "refused.wrong_host": "contestó otra clave, no el anfitrión elegido",
+    "refused.ambiguous": "dos anfitriones ofrecen ese código: usa CÓDIGO@HUELLA",
+    "refused.no_open_table": "no hay ninguna mesa abierta",
+    "refused.other": "el anfitrión no dio un motivo conocido",
+    "wait.cancel": "Cancelar",
+    "wait.joining": "Uniéndose a {address}...",
+    "wait.welcomed": "Sentado a la mesa {code}: esperando a que se llene",
+    "wait.host_title": "Tu mesa",
+    "wait.code": "{code}@{fp}",
+    "wait.addresses": "Se puede unir en: {addresses}",
+    "wait.no_addresses": "Solo en este equipo (no hay red)",
+    "wait.seats": "Asientos {n}/{total}",
+    "wait.keys": "Esc o Cancelar: volver al salón",
 }
 
 EN: dict[str, str] = {
@@ -552,6 +579,26 @@ EN: dict[str, str] = {
     "error.session": "Could not open the table: {why}",
     "error.join_unavailable": "Joining by address is not available in this version yet.",
     "error.generic": "Something went wrong at the table: {why}",
+    "join.no_answer": "Nobody answered at {address} within {s} s (is the table open? "
+                      "is the address right?)",
+    "join.refused": "The table did not seat us: {why}",
+    "refused.full": "the table is full",
+    "refused.started": "the game has already started",
+    "refused.unknown_table": "that host holds no such table",
+    "refused.bad_name": "the name is not valid (empty)",
+    "refused.wrong_host": "another key answered, not the host we chose",
+    "refused.ambiguous": "two hosts offer that code: use CODE@FINGERPRINT",
+    "refused.no_open_table": "there is no open table",
+    "refused.other": "the host gave a reason this version does not know",
+    "wait.cancel": "Cancel",
+    "wait.joining": "Joining {address}...",
+    "wait.welcomed": "Seated at table {code}: waiting for it to fill",
+    "wait.host_title": "Your table",
+    "wait.code": "{code}@{fp}",
+    "wait.addresses": "Friends can join at: {addresses}",
+    "wait.no_addresses": "Only on this machine (no network)",
+    "wait.seats": "Seats {n}/{total}",
+    "wait.keys": "Esc or Cancel: back to the lobby",
 }
 
 CATALOGUE: Mapping[str, Mapping[str, str]] = {"es": ES, "en": EN}

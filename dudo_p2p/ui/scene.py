@@ -45,6 +45,9 @@ class Host(Protocol):
     def show_lobby(self) -> None:
         """Go back to the lobby (closing any table)."""
 
+    def back_to_lobby(self, text: str) -> None:
+        """Go back to the lobby (closing any table) showing ``text`` there."""
+
     def toggle_language(self) -> None:
         """Switch between Spanish and English."""
 

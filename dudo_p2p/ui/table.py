@@ -60,7 +60,7 @@ from dudo_p2p.session import (
     TalkHeard,
     TurnTimer,
 )
-from dudo_p2p.ui import draw, table_input, words
+from dudo_p2p.ui import draw, table_input, waiting, words
 from dudo_p2p.ui.composer import Composer, legal_bids, lowest_on_face
 from dudo_p2p.ui.cues import HURRY_TICK_S, Cues, action_sound, reveal_cues
 from dudo_p2p.ui.i18n import Tr
@@ -174,6 +174,7 @@ class TableScene(Scene):
         self.end_shown_at: float | None = None  # when the end screen first showed
         self._tumble = random.Random(7)  # only for the look of tumbling dice, never the game
         self.now = 0.0
+        self.entered_at = 0.0
         self.motion = Motion(reduced=host.settings.flag("reduced_motion"))
         self.cues = Cues(host.sounds.play)
         self.slide: tuple[Bid, int | None, float] | None = None  # a new bid: from whom, when
@@ -188,6 +189,7 @@ class TableScene(Scene):
 
     def enter(self) -> None:
         self.now = self.host.clock()
+        self.entered_at = self.now  # a join unanswered JOIN_ANSWER_S after this fails
         self.refresh()
 
     def leave(self) -> None:
@@ -395,6 +397,8 @@ class TableScene(Scene):
 
     def update(self, now: float) -> None:
         self.now = now
+        if self.view is None and waiting.watch(self, now):
+            return  # a join refused or unanswered went back to the lobby
         self.motion.reduced = self.host.settings.flag("reduced_motion")  # the menu may change it
         self._tick_timer()
         if self.talk.expire(now):

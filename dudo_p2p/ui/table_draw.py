@@ -24,7 +24,7 @@ from dudo_p2p.rules import (
     Matar,
     Pasar,
 )
-from dudo_p2p.ui import draw, theme
+from dudo_p2p.ui import draw, theme, waiting
 from dudo_p2p.ui.composer import legal_bids
 from dudo_p2p.ui.i18n import HOUSE_RULE_KEYS, PALIFICO_MODE_KEYS
 from dudo_p2p.ui.motion import (
@@ -74,7 +74,7 @@ def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
     draw.background(surface)
     view = scene.view
     if view is None:
-        draw.text(surface, scene.tr("table.waiting"), (640, 400), 40, anchor="center")
+        waiting.draw_waiting(scene, surface)
         return
     # a reveal keeps the cloth of the round it ends, though the next may already be dealt
     palifico = (scene.reveal.palifico if scene.reveal is not None

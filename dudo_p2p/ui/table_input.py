@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pygame
 
 from dudo_p2p.rules import Calzo, Dudo
+from dudo_p2p.ui import waiting
 from dudo_p2p.ui.table_layout import plate_rect, seat_pos
 
 if TYPE_CHECKING:
@@ -28,6 +29,9 @@ def key_pressed(scene: TableScene, key: int) -> None:
         settings = scene.host.settings
         settings.set("muted", not settings.flag("muted"))
         scene.mark_changed()
+        return
+    if scene.view is None and key == pygame.K_ESCAPE:  # waiting for the table: leave it
+        waiting.cancel(scene)
         return
     if scene.overlay is not None:
         if key in (pygame.K_ESCAPE, pygame.K_r) or (scene.overlay == "menu" and key

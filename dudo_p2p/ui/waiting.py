@@ -1,0 +1,97 @@
+"""The waiting screen of a networked table that is not seated yet.
+
+A joiner sees what it tried ("Uniéndose a host:puerto..."), then the table it was welcomed at;
+a join that gets no answer within :data:`JOIN_ANSWER_S` seconds, or that the host refuses
+(full, started, another key answered...), goes back to the lobby with a message saying what
+was tried and why. The host sees its waiting room: the table as a friend types it
+(``CODE@FINGERPRINT``, in big letters), every address this machine can be reached at, and the
+seats taken so far by name. Esc or the Cancel button leave at once, on either side.
+
+The state comes from the session (:class:`~dudo_p2p.session.Gatherer`): the UI opens no
+socket and reads no interface itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pygame
+
+from dudo_p2p.session import Gatherer, Gathering
+from dudo_p2p.ui import draw, theme
+from dudo_p2p.ui.i18n import REFUSAL_KEYS
+from dudo_p2p.ui.widgets import Button
+
+if TYPE_CHECKING:
+    from dudo_p2p.ui.table import TableScene
+
+JOIN_ANSWER_S = 5.0  # a join no host has answered within this long fails (issue 15)
+CANCEL_RECT = pygame.Rect(540, 660, 200, 56)
+
+
+def status(scene: TableScene) -> Gathering | None:
+    """The session's gathering state; None for a table that plays (or cannot gather)."""
+    session = scene.session
+    return session.gathering() if isinstance(session, Gatherer) else None
+
+
+def watch(scene: TableScene, now: float) -> bool:
+    """Give up on a join that was refused, or that nobody answered in time: back to the
+    lobby, saying what was tried and why. True when it did (the scene is gone)."""
+    state = status(scene)
+    if state is None or state.hosting:
+        return False
+    tr = scene.tr
+    if state.refused:
+        why = tr(REFUSAL_KEYS.get(state.refused, "refused.other"))
+        scene.host.back_to_lobby(tr("join.refused", why=why))
+        return True
+    if not state.answered and now - scene.entered_at >= JOIN_ANSWER_S:
+        scene.host.back_to_lobby(tr("join.no_answer", address=scene.request.address,
+                                    s=f"{JOIN_ANSWER_S:g}"))
+        return True
+    return False
+
+
+def cancel(scene: TableScene) -> None:
+    """Leave the waiting screen for the lobby (the scene's leave closes the session)."""
+    scene.host.show_lobby()
+
+
+def draw_waiting(scene: TableScene, surface: pygame.Surface) -> None:
+    """The waiting screen (see the module docstring) and its Cancel button."""
+    tr = scene.tr
+    state = status(scene)
+    if state is not None and state.hosting:
+        draw.text(surface, tr("wait.host_title"), (640, 90), 34, anchor="center")
+        code = tr("wait.code", code=state.code, fp=state.host_fingerprint)
+        draw.text(surface, code, (640, 170), 72, theme.GOLD, anchor="center", max_width=1200)
+        where = (tr("wait.addresses", addresses="  ·  ".join(state.addresses))
+                 if state.addresses else tr("wait.no_addresses"))
+        draw.text(surface, where, (640, 250), 26, anchor="center", max_width=1200)
+        _seats(scene, surface, state, 320)
+    elif state is not None and state.answered:
+        draw.text(surface, tr("wait.welcomed", code=state.code), (640, 200), 36,
+                  anchor="center", max_width=1200)
+        draw.text(surface, f"{state.code}@{state.host_fingerprint}", (640, 260), 28,
+                  theme.GOLD, anchor="center")
+        _seats(scene, surface, state, 320)
+    elif scene.request.kind == "join":
+        draw.text(surface, tr("wait.joining", address=scene.request.address), (640, 360), 40,
+                  anchor="center", max_width=1200)
+    else:
+        draw.text(surface, tr("table.waiting"), (640, 400), 40, anchor="center")
+    draw.text(surface, tr("wait.keys"), (640, 620), 22, theme.MUTED, anchor="center")
+    scene.buttons.append(Button(CANCEL_RECT.copy(), tr("wait.cancel"),
+                                lambda: cancel(scene), name="cancel"))
+    mouse = scene.mouse
+    for button in scene.buttons:
+        button.draw(surface, mouse)
+
+
+def _seats(scene: TableScene, surface: pygame.Surface, state: Gathering, top: int) -> None:
+    tr = scene.tr
+    draw.text(surface, tr("wait.seats", n=len(state.names), total=state.seats), (640, top), 32,
+              anchor="center")
+    for i, name in enumerate(state.names):
+        draw.text(surface, name, (640, top + 50 + 38 * i), 28, anchor="center", max_width=600)
