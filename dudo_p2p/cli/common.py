@@ -197,6 +197,10 @@ def ending(node: Node, code: Exit, interrupted: bool) -> str | None:
             return f"the table removed us ({why})"
         case Exit.TABLE_GONE if machine is not None:
             return f"no seat heard for {machine.presence.gone_after:.0f} s: the table is gone"
+        case Exit.ABANDONED if machine is not None and machine.abandoned_by == machine.seat:
+            other = next(s for s in machine.replica.epoch.participants if s != machine.seat)
+            return (f"game abandoned: two seats were left and {seated[other]} claimed we went "
+                    "silent or stalled; nobody wins")
         case Exit.ABANDONED if machine is not None and machine.abandoned_by is not None:
             return (f"game abandoned: two seats were left and {seated[machine.abandoned_by]} "
                     "went silent or stalled; nobody wins")
