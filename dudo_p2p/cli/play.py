@@ -101,7 +101,8 @@ class NetworkTables:
         match request.kind:
             case "bots":
                 return start_bot_table(
-                    request.bots, request.rules, request.bot_level, name=self.name,
+                    request.bots, request.rules, request.bot_level,
+                    name=request.name or self.name,
                     turn_timer_s=request.turn_timer_s or 0.0, identity=self.identity,
                 )
             case "hotseat":
@@ -118,7 +119,7 @@ class NetworkTables:
     def _create(self, request: TableRequest) -> Session:
         seats = max(request.players, request.bots + 1, 2)
         timer = request.turn_timer_s if request.turn_timer_s is not None else DEFAULT_TURN_TIMER_S
-        node = Node.host(self.identity, self.name, self._net(), seats=seats,
+        node = Node.host(self.identity, request.name or self.name, self._net(), seats=seats,
                          rules=request.rules, turn_timer_ms=int(timer * 1000),
                          grace_ms=int(HUMAN_GRACE * 1000), journal_dir=paths.journal_dir())
         stop = spawn_bot_peers(request.bots, request.bot_level, node.links.port)
@@ -129,7 +130,8 @@ class NetworkTables:
         address = parse_address(request.address)
         if address is None:
             raise Unavailable(f"not host:port: {request.address!r}")
-        node = Node.join(self.identity, self.name, self._net(), addresses=[address],
+        node = Node.join(self.identity, request.name or self.name, self._net(),
+                         addresses=[address],
                          discover=False, journal_dir=paths.journal_dir())
         bot = make_bot(request.bot_level, random.Random())
         return NodeSession(node, timer_bot=bot.decide)

@@ -29,6 +29,7 @@ from dudo_p2p.rules import RuleSet
 from dudo_p2p.ui import theme
 from dudo_p2p.ui.i18n import LANGS, Tr, default_lang
 from dudo_p2p.ui.lobby import LobbyScene
+from dudo_p2p.ui.remember import saved_lang
 from dudo_p2p.ui.request import (
     BOT_LEVELS,
     SessionFactory,
@@ -128,6 +129,7 @@ class App:
 
     def toggle_language(self) -> None:
         self.tr = Tr("en" if self.tr.lang == "es" else "es")
+        self.settings.set("lang", self.tr.lang)  # the next launch speaks it too
 
     def toggle_fullscreen(self) -> None:
         self.fullscreen = not self.fullscreen
@@ -300,6 +302,7 @@ def run(args: argparse.Namespace, *, session_factory: SessionFactory,
     screenshot: str | None = args.screenshot
     settings = (Settings.memory(reduced_motion=True, muted=True) if screenshot
                 else Settings.load(paths.settings_file()))
+    lang = args.lang or saved_lang(settings) or lang  # --lang, else the last one chosen
     app = App(session_factory, lang, time.monotonic, directory=directory,
               bot_delay=0.0 if screenshot else DEFAULT_BOT_DELAY_S, autoplay=bool(screenshot),
               reveal_hold=0.0 if screenshot else 6.0, settings=settings)

@@ -19,7 +19,7 @@ import pygame
 
 from dudo_p2p.errors import InvalidRuleSet
 from dudo_p2p.rules import VARIANTS, RuleSet
-from dudo_p2p.ui import draw, theme
+from dudo_p2p.ui import draw, remember, theme
 from dudo_p2p.ui.i18n import LEVEL_KEYS, VALUE_KEYS
 from dudo_p2p.ui.request import (
     BOT_LEVELS,
@@ -28,6 +28,7 @@ from dudo_p2p.ui.request import (
     TableDirectory,
     TableListing,
     TableRequest,
+    clean_name,
     hotseat_names,
     parse_address,
 )
@@ -40,6 +41,7 @@ RULES_PER_PAGE = 6
 DIRECTORY_POLL_S = 1.0
 JOIN_X = 480  # left edge of the Join buttons of the listed tables
 LANGUAGE_BUTTON = pygame.Rect(470, 24, 150, 44)  # top left, beside the title
+NAME_FIELD = pygame.Rect(262, 24, 196, 44)  # our name, between the title and the language
 MAX_HOTSEAT = 6
 
 
@@ -68,6 +70,9 @@ class LobbyScene(Scene):
         self.message = ""
         self.listings: list[TableListing] = []
         self._polled_at: float | None = None
+        self.name_field = TextField(NAME_FIELD.copy(), max_len=MAX_NAME_CHARS, allowed=None,
+                                    size=22)
+        remember.restore(self, host.settings)  # the last launch's name and choices
 
     # -- state changes -------------------------------------------------------------------
     @property
@@ -91,6 +96,16 @@ class LobbyScene(Scene):
         """Choose 3, 4 or 5 starting dice."""
         self.rules = dataclasses.replace(self.rules, starting_dice=n)
 
+    def _start(self, request: TableRequest) -> None:
+        """Remember the lobby's choices, then ask the app for the table ``request``."""
+        remember.remember(self, self.host.settings)
+        self.host.start_table(request)
+
+    @property
+    def player_name(self) -> str:
+        """Our name as typed in the name field (cleaned)."""
+        return clean_name(self.name_field.value)
+
     def request(self, kind: str) -> TableRequest:
         """The request the current settings describe, for ``kind`` bots/create/hotseat."""
         if kind == "hotseat":
@@ -100,17 +115,19 @@ class LobbyScene(Scene):
                                 turn_timer_s=self.turn_timer, names=hotseat_names(typed, n))
         if kind == "create":
             return TableRequest("create", rules=self.rules, bots=self.create_bots,
-                                bot_level=self.level, turn_timer_s=self.turn_timer)
+                                bot_level=self.level, turn_timer_s=self.turn_timer,
+                                name=self.player_name)
         return TableRequest("bots", rules=self.rules, bots=max(1, self.n_bots),
-                            bot_level=self.level, turn_timer_s=self.turn_timer)
+                            bot_level=self.level, turn_timer_s=self.turn_timer,
+                            name=self.player_name)
 
     def join(self, address: str) -> None:
         """Join ``address`` if it reads as host:port; else say what is wrong."""
         if parse_address(address) is None:
             self.message = self.tr("lobby.bad_address")
             return
-        self.host.start_table(TableRequest("join", address=address.strip(),
-                                           turn_timer_s=self.turn_timer))
+        self._start(TableRequest("join", address=address.strip(),
+                                 turn_timer_s=self.turn_timer, name=self.player_name))
 
     def open_names(self) -> None:
         """Open the hot-seat names panel, the first name field ready for typing."""
@@ -129,7 +146,7 @@ class LobbyScene(Scene):
         """The text fields on screen now."""
         if self.naming:
             return self.name_fields[:self.hotseat_players]
-        return [self.address]
+        return [self.name_field, self.address]
 
     def _next_field(self) -> None:
         fields = self._fields()
@@ -146,8 +163,10 @@ class LobbyScene(Scene):
         if focused is not None and event.type == pygame.KEYDOWN:
             # typing goes to the field: letters must not fire the lobby's hotkeys (L, Space)
             if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
-                if self.naming:
-                    self.host.start_table(self.request("hotseat"))
+                if focused is self.name_field:
+                    focused.focused = False  # the name is taken as typed
+                elif self.naming:
+                    self._start(self.request("hotseat"))
                 else:
                     self.join(self.address.value)
             elif event.key == pygame.K_TAB:
@@ -169,7 +188,7 @@ class LobbyScene(Scene):
         elif key == pygame.K_l:
             self.host.toggle_language()
         elif key in (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE):
-            self.host.start_table(self.request("bots"))
+            self._start(self.request("bots"))
 
     def update(self, now: float) -> None:
         if self.directory is None:
@@ -212,6 +231,7 @@ class LobbyScene(Scene):
                 f.draw(surface, tr("hotseat.player", n=i + 1))
         else:
             self.address.draw(surface, tr("lobby.address_hint"))
+            self.name_field.draw(surface, tr("lobby.name_hint"))
 
     def _choice(self, rect: pygame.Rect, label: str, selected: bool,
                 action: Callable[[], object], name: str) -> None:
@@ -229,7 +249,7 @@ class LobbyScene(Scene):
         self.buttons.append(Button(
             pygame.Rect(380, 172, 220, 58),
             tr("lobby.play_bots", n=self.n_bots) if self.n_bots > 1 else tr("lobby.play_bot_one"),
-            lambda: self.host.start_table(self.request("bots")), size=26, name="play_bots",
+            lambda: self._start(self.request("bots")), size=26, name="play_bots",
             hotkey="Enter"))
         draw.text(surface, tr("lobby.hotseat", n=self.hotseat_players), (60, 262), 26,
                   theme.CREAM)
@@ -252,7 +272,7 @@ class LobbyScene(Scene):
                                    self.close_names, size=26, hotkey="Esc",
                                    name="hotseat_back"))
         self.buttons.append(Button(pygame.Rect(300, 668, 300, 56), tr("lobby.names_start"),
-                                   lambda: self.host.start_table(self.request("hotseat")),
+                                   lambda: self._start(self.request("hotseat")),
                                    size=26, hotkey="Enter", name="hotseat_start"))
 
     def _draw_tables(self, surface: pygame.Surface) -> None:
@@ -330,7 +350,7 @@ class LobbyScene(Scene):
             self._draw_rule_row(surface, pygame.Rect(668, y, 556, 50), name)
             y += 54
         self.buttons.append(Button(pygame.Rect(840, 682, 380, 56), tr("lobby.create_button"),
-                                   lambda: self.host.start_table(self.request("create")),
+                                   lambda: self._start(self.request("create")),
                                    size=28, name="create"))
 
     def _draw_rule_row(self, surface: pygame.Surface, rect: pygame.Rect, name: str) -> None:

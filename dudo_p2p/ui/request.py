@@ -29,6 +29,9 @@ class TableRequest:
     - ``join``: join the table at ``address`` ("host:port");
     - ``hotseat``: ``players`` humans (2..6) pass one device around, called ``names`` (as
       typed; :func:`hotseat_names` cleans them; a missing or empty one is "Jugador n").
+
+    ``name``: our name at a networked table, from the lobby's name field ("": the
+    program's default).
     """
 
     kind: RequestKind
@@ -40,6 +43,7 @@ class TableRequest:
     players: int = 0
     seed: int | None = None
     names: tuple[str, ...] = ()
+    name: str = ""
 
 
 class TableListing(Protocol):

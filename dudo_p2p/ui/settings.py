@@ -26,6 +26,14 @@ DEFAULTS: dict[str, JsonValue] = {
     "volume": 0.8,  # 0..1, the sound bank's master volume
     "muted": False,
     "reduced_motion": False,  # no tumbling, flying or sliding: states change at once
+    # the lobby's choices, restored at the next launch (ui/remember.py)
+    "name": "",  # "" : the login name
+    "lang": "",  # "" : from the locale
+    "bot_level": "normal",
+    "quick_bots": 3,
+    "create_bots": 3,
+    "timer_index": 0,
+    "rules": "",  # the last table's rule set, as RuleSet.to_dict() in JSON ("" : defaults)
 }
 MAX_BYTES = 64 * 1024  # a settings file is a few hundred bytes; anything bigger is not ours
 
@@ -86,9 +94,14 @@ class Settings:
     def set(self, key: str, value: JsonValue) -> None:
         """Change ``key`` and write the file at once (a failed write is logged: the setting
         still holds for this session)."""
-        if key not in DEFAULTS:
-            raise KeyError(key)
-        self._values[key] = value
+        self.update({key: value})
+
+    def update(self, values: dict[str, JsonValue]) -> None:
+        """Change several keys and write the file once (as :meth:`set`)."""
+        for key in values:
+            if key not in DEFAULTS:
+                raise KeyError(key)
+        self._values.update(values)
         if self.path is not None:
             try:
                 write_atomically(self.path, json.dumps(self._values, indent=2, sort_keys=True))
