@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bot": ("dudo_p2p.cli.bot", "a headless bot peer that joins a table and plays to the end"),
     "tables": ("dudo_p2p.cli.tables", "list the tables seen on the LAN"),
     "sim": ("dudo_p2p.cli.sim", "N headless bot peers, each its own process, on loopback"),
+    "watch": ("dudo_p2p.cli.watch", "watch a table without a seat, verifying every entry"),
     "verify": ("dudo_p2p.cli.verify", "re-check a game record offline"),
     "replay": ("dudo_p2p.cli.replay", "step through a game record on the table"),
     "tournament": ("dudo_p2p.bots.tournament", "bot levels against each other, in-process"),

@@ -34,8 +34,17 @@ from dudo_p2p.protocol.codec import decode, encode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope
 from dudo_p2p.rules import GameState
 
-__all__ = ["FORMAT", "LOG_KINDS", "RecordViolation", "Summary", "check_certificate",
-           "check_proof", "encode_record", "verify_record"]
+__all__ = [
+    "FORMAT",
+    "LOG_KINDS",
+    "RecordVerifier",
+    "RecordViolation",
+    "Summary",
+    "check_certificate",
+    "check_proof",
+    "encode_record",
+    "verify_record",
+]
 
 FORMAT = "dudo-p2p-record/1"
 MAX_RECORD = 64 << 20
@@ -140,6 +149,44 @@ def check_certificate(
         )
 
 
+class RecordVerifier:
+    """The items of a record checked one at a time, as they come (``verify`` feeds a whole
+    file; a spectator feeds what it pulls while the game goes on): each goes through the
+    :class:`~dudo_p2p.consensus.replica.Replica` exactly as :func:`verify_record` does.
+    :meth:`add` raises :class:`RecordViolation` naming the item; after one the verifier
+    must not be fed again (its replica may be half-way through the item)."""
+
+    def __init__(self, seating: Seating) -> None:
+        self.seating = seating
+        self.replica = Replica(seating)
+        self.removals: list[tuple[int, str]] = []
+        self.count = 0  # items taken so far: the next one is item ``count``
+
+    def open_entry(self, raw: bytes) -> Envelope:
+        """Open an entry of this game: signed by a seat, for this game id."""
+        return open_envelope(raw, expect_game=self.seating.game_id, known_authors=self.seating.pubs)
+
+    def add(self, item: object) -> None:
+        """Check and take item number :attr:`count`: an entry's envelope (bytes) or a removal
+        ``["removal", epoch, seat, reason, [vote, ...]]``; RecordViolation if it breaks a rule."""
+        replica, seating = self.replica, self.seating
+        try:
+            match item:
+                case bytes():
+                    replica.replay([ChainItem(replica.epoch.number, b"", item)], self.open_entry)
+                case ["removal", int() as epoch, int() as seat, str() as reason, list() as votes]:
+                    if not 0 <= seat < seating.n:
+                        raise RemoteProtocolError(f"removal of seat {seat} in epoch {epoch}")
+                    check_certificate(seating, replica, epoch, seat, list(votes))
+                    replica.remove(seat, reason, epoch)
+                    self.removals.append((seat, reason))
+                case _:
+                    raise DecodeError("an item is an entry or a removal")
+        except DudoError as exc:
+            raise RecordViolation(self.count, str(exc)) from exc
+        self.count += 1
+
+
 def verify_record(
     data: bytes, observe: Callable[[int, GameState], None] | None = None
 ) -> Summary:
@@ -165,29 +212,13 @@ def verify_record(
         seating = seating_from(genesis, [s for s in sigs if isinstance(s, bytes)])
     except DudoError as exc:
         raise RecordViolation(-1, f"genesis: {exc}") from exc
-    replica = Replica(seating)
-    removals: list[tuple[int, str]] = []
-
-    def open_entry(raw: bytes) -> Envelope:
-        return open_envelope(raw, expect_game=seating.game_id, known_authors=seating.pubs)
-
-    for index, item in enumerate(items):
-        try:
-            match item:
-                case bytes():
-                    replica.replay([ChainItem(replica.epoch.number, b"", item)], open_entry)
-                case ["removal", int() as epoch, int() as seat, str() as reason, list() as votes]:
-                    if not 0 <= seat < seating.n:
-                        raise RemoteProtocolError(f"removal of seat {seat} in epoch {epoch}")
-                    check_certificate(seating, replica, epoch, seat, list(votes))
-                    replica.remove(seat, reason, epoch)
-                    removals.append((seat, reason))
-                case _:
-                    raise DecodeError("an item is an entry or a removal")
-        except DudoError as exc:
-            raise RecordViolation(index, str(exc)) from exc
+    verifier = RecordVerifier(seating)
+    replica = verifier.replica
+    open_entry = verifier.open_entry
+    for item in items:
+        verifier.add(item)
         if observe is not None:
-            observe(index, replica.engine)
+            observe(verifier.count - 1, replica.engine)
     proofs = doc["proofs"]
     for index, proof in enumerate(proofs if isinstance(proofs, list) else [None]):
         try:
@@ -211,7 +242,7 @@ def verify_record(
         rounds=len(engine.results),
         epochs=replica.epoch.number,
         items=len(items),
-        removals=tuple(removals),
+        removals=tuple(verifier.removals),
         log_hash=replica.head.hex(),
         finished=engine.winner is not None,
         abandoned=abandoned is not None,

@@ -54,6 +54,7 @@ from dudo_p2p.consensus.lobby import (
 )
 from dudo_p2p.consensus.machine import Effect, Emit, Log, Persist, Send, TableMachine
 from dudo_p2p.consensus.replica import EpochPhase
+from dudo_p2p.consensus.watching import WATCH_KINDS, Desk, Note
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.beacon import Beacon, TableState, new_table_code
@@ -167,6 +168,7 @@ class Node:
         self.events: list[Event] = []
         self.early: list[bytes] = []
         self.stats = Stats()
+        self.desk = Desk(identity)  # spectators (watching.py)
         self.conns = Connections()  # flood buckets and link proofs, per incoming connection
         self.linked_at: dict[bytes, float] = {}  # link key -> when its DEALER was (re)made
         self.held: list[tuple[bytes, bytes, float]] = []  # (link key, frame, give up at)
@@ -281,7 +283,12 @@ class Node:
         machine = self.machine
         if machine is None or self.over_at is None:
             return False
-        return settled(machine, self.over_at, self.clock())
+        now = self.clock()
+        if not settled(machine, self.over_at, now):
+            return False
+        # spectators (watching.py) are served to the end within the same grace, never longer
+        return (self.desk.caught_up(len(machine.replica.chain))
+                or now - self.over_at > SETTLE_GRACE or machine.removed_me)
 
     @property
     def table_code(self) -> str | None:
@@ -352,7 +359,9 @@ class Node:
             level = logging.WARNING if self.stats.garbage_frames == 1 else logging.DEBUG
             log.log(level, "garbage frame of %d bytes from link %s", len(frame), sender[:4].hex())
             return
-        if kind in LOBBY_KINDS:
+        if kind in WATCH_KINDS or (kind == "sync-request" and self.desk.is_spectator(sender)):
+            self._spectator(frame, address, now)  # watching.py: never touches the machine
+        elif kind in LOBBY_KINDS:
             batch.extend(self.lobby.receive(frame, sender, address, now))
         elif self.machine is not None:
             seat = self.conns.seat_of(conn)
@@ -368,6 +377,15 @@ class Node:
             self.early.append(frame)
         else:
             self.stats.early_dropped += 1
+
+    def _spectator(self, frame: bytes, address: str | None, now: float) -> None:
+        seated = self.seated
+        genesis = None if seated is None else (seated.genesis, seated.signatures)
+        for effect in self.desk.receive(frame, address, self.machine, genesis, now):
+            if isinstance(effect, Note):
+                log.log(logging.getLevelName(effect.level.upper()), "%s", effect.text)
+            else:
+                self._do(effect, [])
 
     def _admit(self, conn: bytes, now: float) -> bool:
         """Take a token from the connection's bucket (:mod:`~dudo_p2p.node.conns`); False:

@@ -9,7 +9,7 @@ never reaches state.
 
 Kinds in the table log (signed by their author, chained by ``prev``):
 ``genesis``, ``genesis-sign``, ``act``, ``commit``, ``nonce``, ``reveal``, ``result-sign``.
-Kinds that travel but are not log entries: ``hello``, ``welcome``, ``refused``, ``ack``,
+Kinds that travel but are not log entries: ``hello``, ``welcome``, ``refused``, ``watch``, ``ack``,
 ``vote``, ``proof``, ``heartbeat``, ``sync-request``, ``sync-reply``, ``bye``, ``talk``.
 """
 
@@ -76,6 +76,18 @@ class Refusal(Message):
     table: Word
     to: Key
     reason: Word
+
+
+@message("watch")
+@dataclass(frozen=True)
+class Watch(Message):
+    """A spectator (a key that holds no seat) asks a seated peer to watch ``table`` (its code,
+    or "" for whatever table it plays); ``host``/``port`` is where the spectator's link can
+    be reached (``host`` "" when it binds every interface: the frame's address is used)."""
+
+    table: Word
+    host: Annotated[str, MaxLen(64)]
+    port: Port
 
 
 @message("genesis")

@@ -1,0 +1,343 @@
+"""Spectators (protocol.md §4.9 "Watching"): the seat's desk and the spectator's verifier.
+
+A *spectator* is a peer with its own identity that holds no seat. It says ``watch`` (a
+signed lobby-context frame: zero game id, round 0, seq 0) to a seated peer, which links
+back to it and hands it the genesis and every seat's signature, exactly the frames a seat
+that missed them gets (§4.9 step 6). The spectator then pulls the log with the ordinary
+``sync-request``/``sync-reply`` of §4.7 and checks every item as ``verify`` does.
+
+- :class:`Desk` is the seat's side: at most :data:`MAX_SPECTATORS` keys, a refusal
+  (``refused``, reason ``full``) for the next one, and answers to a spectator's sync
+  requests within the per-asker bounds catch-up uses (:class:`~dudo_p2p.consensus.sync.SyncPacer`,
+  a pacer of its own: a spectator's requests never spend a seat's tokens). It only *reads*
+  the machine's chain and certificates: no consensus state of a seat depends on a
+  spectator, which is never acked, voted on, counted as heard or waited for.
+- :class:`Spectator` is the spectator's side: it asks, takes replies, and feeds items to a
+  :class:`~dudo_p2p.consensus.record.RecordVerifier` (the loop of ``verify``, one item at a
+  time). A reply that disagrees with what it verified is either the table voiding the
+  current epoch (a removal: the chain went back to the epoch's anchor) or a lie; it asks
+  again from the anchor once, and an item that still does not verify is *flagged*
+  (:attr:`Spectator.flagged`): never counted as verified.
+
+Pure: no I/O, no clock (``now`` is passed in); the node carries out the effects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dudo_p2p.consensus.act_certs import agreed_item
+from dudo_p2p.consensus.genesis import seating_from
+from dudo_p2p.consensus.lobby import LOBBY_GAME_ID, Connect, SendTo, peek_kind
+from dudo_p2p.consensus.machine import TableMachine
+from dudo_p2p.consensus.record import RecordVerifier, RecordViolation
+from dudo_p2p.consensus.replica import EpochPhase, NotYet, Seating, Stale
+from dudo_p2p.consensus.sync import SyncPacer, sync_chunk
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.errors import DecodeError, DudoError
+from dudo_p2p.protocol.codec import decode
+from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
+from dudo_p2p.protocol.kinds import (
+    Genesis,
+    GenesisSign,
+    Refusal,
+    SyncReply,
+    SyncRequest,
+    Watch,
+)
+from dudo_p2p.protocol.refusals import RefusalReason
+
+MAX_SPECTATORS = 16  # per seat: a table of six serves at most 96 pulls, each bounded
+GENESIS_EVERY = 0.25  # a spectator re-sending watch gets the genesis again at most this often
+WATCH_EVERY = 0.2  # the spectator's watch, until it holds the genesis (as a hello)
+POLL_EVERY = 1.0  # the spectator's sync-request when the last reply brought nothing new
+# polls without an answer before asking from the epoch's anchor: a seat answers nothing from
+# a length its chain no longer has (a removal voided what we verified past the anchor)
+ASK_ANCHOR_AFTER = 3
+WATCH_KINDS = frozenset({"watch"})
+
+
+@dataclass(frozen=True)
+class Note:
+    """A line for the spectator's log (``level``: info, warning)."""
+
+    level: str
+    text: str
+
+
+DeskEffect = Connect | SendTo | Note
+
+
+class Desk:
+    """A seated peer's spectators (see the module docstring). ``receive`` takes a ``watch``
+    from anyone and a ``sync-request`` from a spectator it took; returns effects."""
+
+    def __init__(self, identity: Identity, heartbeat: float = 1.0) -> None:
+        self.identity = identity
+        self.spectators: dict[bytes, int] = {}  # key -> its asker number in the pacer
+        self.pacer = SyncPacer(heartbeat)
+        self.answered: dict[bytes, float] = {}  # key -> when we last sent it the genesis
+        self.refused = 0  # watch frames refused (the cap)
+        self.reached: dict[bytes, int] = {}  # key -> the log length our replies brought it to
+
+    def caught_up(self, length: int) -> bool:
+        """Every spectator has been sent the log up to ``length`` (a seat whose game ended
+        lingers for this within its settle grace, never longer: node.py)."""
+        return all(self.reached.get(key, 0) >= length for key in self.spectators)
+
+    def is_spectator(self, key: bytes) -> bool:
+        """``key`` is a spectator we took (its sync requests are ours to answer)."""
+        return key in self.spectators
+
+    def receive(
+        self, frame: bytes, address: str | None, machine: TableMachine | None,
+        genesis: tuple[bytes, tuple[bytes, ...]] | None, now: float,
+    ) -> list[DeskEffect]:
+        """One ``watch`` or spectator ``sync-request``; ``machine``/``genesis`` None: we are
+        not seated yet (the spectator's watch is ignored: it says it again)."""
+        if machine is None or genesis is None:
+            return []
+        seating = machine.seating
+        try:
+            env = open_envelope(frame)
+            if isinstance(env.body, Watch):
+                return self._watch(env, env.body, address, seating, genesis, now)
+            if isinstance(env.body, SyncRequest) and env.author in self.spectators:
+                if env.game_id != seating.game_id or env.seq != 0:
+                    raise DecodeError("a spectator's sync-request is for this game, seq 0")
+                return self._answer(env.author, env.body.have, machine, now)
+            raise DecodeError(f"a spectator sends watch or sync-request, not {env.kind}")
+        except DudoError as exc:
+            return [Note("warning", f"spectator frame refused: {exc}")]
+
+    def _watch(
+        self, env: Envelope, body: Watch, address: str | None, seating: Seating,
+        genesis: tuple[bytes, tuple[bytes, ...]], now: float,
+    ) -> list[DeskEffect]:
+        if env.game_id != LOBBY_GAME_ID or env.round_no != 0 or env.seq != 0:
+            raise DecodeError("watch travels with a zero game id, round 0 and seq 0")
+        key = env.author
+        if key in seating.pubs:
+            raise DecodeError("a seat of this table does not watch it")
+        host = body.host if body.host not in ("", "0.0.0.0", "::") else (address or "")
+        if not host or body.port == 0:
+            raise DecodeError("watch without an address to answer at")
+        if now < self.answered.get(key, -1e9) + GENESIS_EVERY:
+            return []
+        self.answered[key] = now
+        reason = None
+        if body.table not in ("", seating.table):
+            reason = RefusalReason.UNKNOWN_TABLE
+        elif key not in self.spectators and len(self.spectators) >= MAX_SPECTATORS:
+            reason = RefusalReason.FULL
+        out: list[DeskEffect] = [Connect(key, host, body.port)]
+        if reason is not None:
+            self.refused += 1
+            refusal = Refusal(seating.table, key, reason.value)
+            sealed = seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, refusal)
+            return [*out, SendTo(key, sealed.to_bytes()),
+                    Note("info", f"refused a spectator: {reason.value}")]
+        if key not in self.spectators:
+            self.spectators[key] = len(self.answered) + 1000  # never a seat number
+            out.append(Note("info", f"spectator {key[:4].hex()} watches "
+                                    f"({len(self.spectators)} of {MAX_SPECTATORS})"))
+        genesis_frame, signatures = genesis
+        out.append(SendTo(key, genesis_frame))
+        out.extend(SendTo(key, s) for s in signatures)
+        return out
+
+    def _answer(self, key: bytes, have: int, machine: TableMachine, now: float) -> list[DeskEffect]:
+        """One chunk from ``have``, within the catch-up bounds per asker (sync.py)."""
+        chain = machine.replica.chain
+        if have >= len(chain) or not self.pacer.may_answer(self.spectators[key], have, now):
+            return []
+        reply = sync_chunk(chain, have, machine.votes.certificates, machine.act_certs)
+        if reply is None:
+            return []
+        self.reached[key] = max(self.reached.get(key, 0), have + len(reply.entries))
+        sealed = seal_envelope(self.identity, machine.seating.game_id,
+                               machine.replica.epoch.number, 0, reply)
+        return [SendTo(key, sealed.to_bytes())]
+
+
+def record_item(data: bytes) -> object:
+    """A sync item as a record item (§4.8): an act's envelope without its acks, a removal
+    decoded, a concurrent entry's envelope as it is. DecodeError on a malformed one."""
+    agreed = agreed_item(data)
+    if agreed is not None:
+        return agreed[0]
+    try:
+        decoded = decode(data)
+    except DecodeError:
+        return data
+    if isinstance(decoded, list) and decoded and decoded[0] == "removal":
+        return decoded  # the verifier checks its shape and votes
+    return data
+
+
+@dataclass(frozen=True)
+class Verified:
+    """Progress: ``items`` of the log verified, ``moves`` of them players' acts."""
+
+    items: int
+    moves: int
+    head: str
+    finished: bool
+
+
+class Spectator:
+    """The spectator's state (see the module docstring): what to send, what it verified."""
+
+    def __init__(self, identity: Identity, table: str, host: str, port: int) -> None:
+        self.identity = identity
+        self.watch = Watch(table, host, port)
+        self.seating: Seating | None = None
+        self.genesis: bytes | None = None
+        self.signatures: dict[bytes, bytes] = {}
+        self.verifier: RecordVerifier | None = None
+        self.items: list[object] = []  # the record items verified, in order
+        self.moves = 0
+        self.flagged: RecordViolation | None = None
+        self.refused: RefusalReason | None = None
+        self.next_watch = -1e9
+        self.next_poll = -1e9
+        self.asked: int | None = None  # the `have` of our open request
+        self.retried_from: int | None = None  # asked again from the anchor after a misfit
+        self.empty_polls = 0
+        self.rebuilds = 0  # times a removal voided items we had verified
+
+    # ---- what to send ----------------------------------------------------------------------
+
+    def due(self, now: float) -> list[bytes]:
+        """The frames to send the seat now: a watch until we hold the genesis, then a
+        sync-request at most every POLL_EVERY (at once after a reply that moved us)."""
+        if self.flagged is not None or self.refused is not None:
+            return []
+        if self.seating is None:
+            if now < self.next_watch:
+                return []
+            self.next_watch = now + WATCH_EVERY
+            env = seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, self.watch)
+            return [env.to_bytes()]
+        if now < self.next_poll or self.finished:
+            return []
+        self.next_poll = now + POLL_EVERY
+        have = len(self.items) if self.retried_from is None else self.retried_from
+        if self.asked is not None:  # the last ask brought nothing
+            self.empty_polls += 1
+        if self.empty_polls >= ASK_ANCHOR_AFTER:  # our log may hold an epoch since voided
+            self.empty_polls, have = 0, min(have, self._anchor())
+        self.asked = have
+        env = seal_envelope(self.identity, self.seating.game_id, 0, 0, SyncRequest(have))
+        return [env.to_bytes()]
+
+    @property
+    def finished(self) -> bool:
+        """The log verified so far ends the game: the rules engine is over and the last
+        round's result signatures are chained (the winner is known one phase earlier)."""
+        return self.verifier is not None and self.verifier.replica.phase is EpochPhase.OVER
+
+    def progress(self) -> Verified | None:
+        """What is verified so far (None before the genesis)."""
+        if self.verifier is None:
+            return None
+        return Verified(len(self.items), self.moves, self.verifier.replica.head.hex(),
+                        self.finished)
+
+    # ---- what comes back ---------------------------------------------------------------------
+
+    def receive(self, frame: bytes, now: float) -> list[Note]:
+        """One frame from a seat: the genesis, a signature, a refusal or a sync-reply. Bad
+        frames are refused with a note; an item that does not verify flags the log."""
+        try:
+            env = open_envelope(frame)
+            body = env.body
+            match body:
+                case Refusal() if body.to == self.identity.public_key:
+                    self.refused = RefusalReason.from_wire(body.reason)
+                    return [Note("warning", f"refused: {self.refused.text}")]
+                case Genesis() | GenesisSign() if self.seating is None:
+                    return self._genesis_part(env, frame)
+                case SyncReply() if self.seating is not None and self.flagged is None:
+                    if env.author not in self.seating.pubs or env.game_id != self.seating.game_id:
+                        raise DecodeError("a sync-reply from someone not seated at this game")
+                    return self._reply(body, now)
+            return []
+        except DudoError as exc:
+            return [Note("warning", f"frame refused: {exc}")]
+
+    def _genesis_part(self, env: Envelope, frame: bytes) -> list[Note]:
+        if isinstance(env.body, Genesis):
+            self.genesis = frame
+        else:
+            self.signatures[env.author] = frame
+        if self.genesis is None:
+            return []
+        genesis_env = open_envelope(self.genesis)
+        assert isinstance(genesis_env.body, Genesis)
+        pubs = genesis_env.body.pubs
+        if not all(p in self.signatures for p in pubs):
+            return []
+        self.seating = seating_from(self.genesis, [self.signatures[p] for p in pubs])
+        self.verifier = RecordVerifier(self.seating)
+        self.next_poll = -1e9
+        return [Note("info", f"watching table {self.seating.table}: genesis and "
+                             f"{len(pubs)} signatures verified")]
+
+    def _reply(self, reply: SyncReply, now: float) -> list[Note]:
+        if reply.start != self.asked:
+            return []  # not what we asked (a late or a replayed reply)
+        self.asked, self.empty_polls = None, 0
+        start, incoming = reply.start, [record_item(d) for d in reply.entries]
+        # what we hold from `start` must agree with the reply; a difference is the epoch
+        # voided by a removal (the chain went back to its anchor) or a lie: rebuild up to it
+        common = 0
+        while (common < len(incoming) and start + common < len(self.items)
+               and incoming[common] == self.items[start + common]):
+            common += 1
+        if start + common < len(self.items) and common < len(incoming):
+            self._rebuild(start + common)
+        before = len(self.items)
+        notes: list[Note] = []
+        for item in incoming[common:]:
+            try:
+                self._add(item)
+            except RecordViolation as exc:
+                # an entry that does not follow ours (NotYet, Stale) may be the table voiding
+                # the epoch: ask again from its anchor once; anything else is a lie at once
+                fits_later = isinstance(exc.__cause__, NotYet | Stale)
+                if fits_later and self.retried_from is None and start > self._anchor():
+                    self.retried_from = self._anchor()  # the table may have voided the epoch
+                    self.next_poll = now
+                    return [Note("info", f"item {exc.index} does not follow our log; "
+                                         f"asking again from item {self.retried_from}")]
+                self.flagged = exc
+                return [Note("warning", f"FORGED or inconsistent: {exc}")]
+        self.retried_from = None
+        if len(self.items) > before and reply.more:
+            self.next_poll = now  # the next chunk at once
+        return notes
+
+    def _anchor(self) -> int:
+        """Where the log may still change: the current epoch's anchor (a removal voids back
+        to it), or the voided epoch's when removals started this one (another removal of
+        it joins them, in seat order)."""
+        assert self.verifier is not None
+        epoch = self.verifier.replica.epoch
+        return epoch.voided[0].anchor_index if epoch.voided is not None else epoch.anchor_index
+
+    def _add(self, item: object) -> None:
+        assert self.verifier is not None
+        self.verifier.add(item)
+        self.items.append(item)
+        if isinstance(item, bytes) and peek_kind(item) == "act":  # verified just above
+            self.moves += 1
+
+    def _rebuild(self, upto: int) -> None:
+        """Verify ``items[:upto]`` again from the genesis (a removal voided what follows)."""
+        assert self.seating is not None
+        self.rebuilds += 1
+        kept, self.items, self.moves = self.items[:upto], [], 0
+        self.verifier = RecordVerifier(self.seating)
+        for item in kept:
+            self._add(item)

@@ -1,0 +1,82 @@
+"""A spectator's sockets: one link to the seat it watches, driving the pure
+:class:`~dudo_p2p.consensus.watching.Spectator` (protocol.md §4.9 "Watching").
+
+The spectator binds a link port (the seat links back to it, as a host does to a joiner) and
+dials the seat at ``host:port`` under a placeholder key: it never needs to know whose key
+answers, because every frame it takes is checked against the genesis and its signatures.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import zmq
+
+from dudo_p2p.consensus.watching import Spectator, Verified
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.net.links import Links
+from dudo_p2p.node.conns import Connections
+
+log = logging.getLogger(__name__)
+
+
+class Watcher:
+    """Watch the table of the seat at ``host:port``; drive with :meth:`step`, then
+    :meth:`close`. ``bind`` is our link's address (``""`` in the watch when it is 0.0.0.0:
+    the seat answers at the address our frames came from)."""
+
+    def __init__(
+        self, identity: Identity, host: str, port: int, *, table: str = "",
+        bind: str = "0.0.0.0", clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.clock = clock
+        self.ctx: zmq.Context[Any] = zmq.Context()
+        try:
+            self.links = Links(self.ctx, identity.public_key, bind_host=bind)
+        except BaseException:
+            self.ctx.term()
+            raise
+        self.seat = b"watch:" + f"{host}:{port}".encode()
+        self.links.connect(self.seat, host, port)
+        self.conns = Connections()  # flood buckets per connection, as a seat's
+        self.poller = zmq.Poller()
+        for sock in self.links.sockets_for_poll():
+            self.poller.register(sock, zmq.POLLIN)
+        announced = "" if bind in ("0.0.0.0", "::") else bind
+        self.spectator = Spectator(identity, table, announced, self.links.port)
+        self.reported = -1  # the item count last reported by progress()
+        self.closed = False
+
+    def step(self, max_wait: float) -> None:
+        """Send what is due, wait up to ``max_wait`` s for frames, take them."""
+        now = self.clock()
+        for frame in self.spectator.due(now):
+            self.links.send(self.seat, frame)  # refused while the link comes up: sent again
+        ready = dict(self.poller.poll(max(1, int(max_wait * 1000))))
+        if not ready:
+            return
+        now = self.clock()
+        for incoming in self.links.recv_incoming():
+            if not self.conns.admit(incoming.conn, now):
+                continue  # a flood: dropped before any signature check
+            for note in self.spectator.receive(incoming.frame, now):
+                log.log(logging.getLevelName(note.level.upper()), "%s", note.text)
+        self.links.maintain()
+
+    def progress(self) -> Verified | None:
+        """The verified progress when it moved since the last call (else None)."""
+        done = self.spectator.progress()
+        if done is None or done.items == self.reported:
+            return None
+        self.reported = done.items
+        return done
+
+    def close(self) -> None:
+        """Close the sockets (idempotent)."""
+        if not self.closed:
+            self.closed = True
+            self.links.close()
+            self.ctx.term()

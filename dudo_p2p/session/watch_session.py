@@ -1,0 +1,97 @@
+"""A spectator's session (protocol.md §4.9 "Watching"): the table as someone without a seat
+sees it, every entry verified before it is shown.
+
+It keeps the :class:`~dudo_p2p.session.api.Session` shape so a window can draw it like a
+seat, with these differences:
+
+- ``view()`` is the public state after the last *verified* item, seen from seat 0 with no
+  dice: every hand is hidden until its round's reveal (the engine never holds unrevealed
+  dice; the revealed ones are in the round results). ``ready`` is False until the genesis and
+  every seat's signature are verified; ``view()`` raises InvalidValue before that.
+- ``legal_actions()`` is always empty and ``submit`` always raises IllegalAction.
+- ``poll_events()`` says ``GameStarted`` once seated, ``Notice("verified", (N,))`` whenever
+  the verified log reaches another move N ("verified to move N", the badge), ``Notice(
+  "not-verified", (why,))`` once if an item does not verify (nothing after it is shown), and
+  ``GameOver`` when the verified log ends the game.
+"""
+
+from __future__ import annotations
+
+from dudo_p2p.consensus.events import Event, GameOver, GameStarted, Notice
+from dudo_p2p.consensus.watching import Verified
+from dudo_p2p.crypto.identity import Identity, fingerprint
+from dudo_p2p.errors import IllegalAction, InvalidValue
+from dudo_p2p.node.watcher import Watcher
+from dudo_p2p.rules import Action, SeatView
+from dudo_p2p.session.api import PlayerInfo
+
+
+class WatchSession:
+    """Watch the table of the seat at ``host:port`` (see the module docstring)."""
+
+    def __init__(self, identity: Identity, host: str, port: int, *, table: str = "",
+                 bind: str = "0.0.0.0") -> None:
+        self.watcher = Watcher(identity, host, port, table=table, bind=bind)
+        self._told_start = False
+        self._told_moves = -1
+        self._told_flag = False
+        self._told_over = False
+
+    @property
+    def seat(self) -> int:
+        """The seat the view is drawn from (0); a spectator sees no seat's dice."""
+        return 0
+
+    @property
+    def ready(self) -> bool:
+        """The genesis and every seat's signature are verified."""
+        return self.watcher.spectator.verifier is not None
+
+    @property
+    def verified(self) -> Verified | None:
+        """How far the log is verified (None before the genesis)."""
+        return self.watcher.spectator.progress()
+
+    def view(self) -> SeatView:
+        verifier = self.watcher.spectator.verifier
+        if verifier is None:
+            raise InvalidValue("not watching yet: the genesis is not verified")
+        return verifier.replica.engine.view(self.seat, None)
+
+    def legal_actions(self) -> list[Action]:
+        return []
+
+    def submit(self, action: Action) -> None:
+        raise IllegalAction("a spectator does not play")
+
+    def poll_events(self) -> list[Event]:
+        spec = self.watcher.spectator
+        out: list[Event] = []
+        if spec.seating is not None and not self._told_start:
+            self._told_start = True
+            out.append(GameStarted(spec.seating.names, spec.seating.rules))
+        done = spec.progress()
+        if done is not None and done.moves != self._told_moves:
+            self._told_moves = done.moves
+            out.append(Notice("verified", (str(done.moves),)))
+        if spec.flagged is not None and not self._told_flag:
+            self._told_flag = True
+            out.append(Notice("not-verified", (str(spec.flagged),)))
+        winner = spec.verifier.replica.engine.winner if spec.verifier is not None else None
+        if done is not None and done.finished and winner is not None and not self._told_over:
+            self._told_over = True
+            out.append(GameOver(winner))
+        return out
+
+    def wait(self, timeout: float) -> None:
+        self.watcher.step(timeout)
+
+    def players(self) -> tuple[PlayerInfo, ...]:
+        seating = self.watcher.spectator.seating
+        if seating is None:
+            return ()
+        return tuple(PlayerInfo(seat, seating.names[seat], fingerprint(pub))
+                     for seat, pub in enumerate(seating.pubs))
+
+    def close(self) -> None:
+        self.watcher.close()

@@ -1,0 +1,184 @@
+"""Spectators on FakeNet (consensus/watching.py): a spectator pulling from a seat while the
+game goes on ends on the players' log hash with everything verified (removals included);
+a forged or inconsistent entry is flagged, never counted; the 17th spectator is refused; a
+flooding one gets a bounded trickle; and none of it changes the game (same seed, same log,
+same fake time). Deterministic: fake clock, seeded identities."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from dudo_p2p.consensus.lobby import SendTo
+from dudo_p2p.consensus.watching import MAX_SPECTATORS, Desk, Spectator
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
+from dudo_p2p.protocol.kinds import SyncReply, SyncRequest
+from dudo_p2p.protocol.refusals import RefusalReason
+from dudo_p2p.rules import RuleSet
+
+from .fakenet import FakeNet, identities
+
+THREE_DICE = RuleSet.from_dict({**RuleSet().to_dict(), "starting_dice": 3})
+Tamper = Callable[[bytes], bytes]
+
+
+def exchange(net: FakeNet, desk: Desk, spec: Spectator, seat: int = 0,
+             tamper: Tamper | None = None) -> int:
+    """One round trip: the spectator's due frames to the seat's desk, its answers back
+    (through ``tamper``, the seat lying). The number of frames the desk sent."""
+    sent = 0
+    for frame in spec.due(net.now):
+        genesis = (net.genesis, tuple(net.signatures))
+        for effect in desk.receive(frame, "127.0.0.1", net.machines[seat], genesis, net.now):
+            if isinstance(effect, SendTo):
+                sent += 1
+                spec.receive(tamper(effect.frame) if tamper else effect.frame, net.now)
+    return sent
+
+
+def watch_game(net: FakeNet, spectators: int = 1, *, tamper: Tamper | None = None,
+               crash: tuple[Callable[[], bool], int] | None = None) -> list[Spectator]:
+    """Run the game with spectators pulling from seat 0 every 0.1 s of fake time, then
+    until each has all of it (or is flagged)."""
+    desk = Desk(net.ids[0])
+    specs = [Spectator(i, "", "127.0.0.1", 5000 + k)
+             for k, i in enumerate(identities(spectators, seed=900))]
+    tick = 0.0
+    live = [m for s, m in enumerate(net.machines) if s != (crash or (0, -1))[1]]
+    while not all(m.over for m in live) or not all(
+        s.finished or s.flagged is not None for s in specs
+    ):
+        if crash is not None and crash[1] not in net.dead and crash[0]():
+            net.crash(crash[1])
+        tick += 0.1
+        net.run_until(lambda t=tick: net.now >= t or all(m.over for m in live))
+        net.now = max(net.now, tick)
+        for spec in specs:
+            exchange(net, desk, spec, tamper=tamper)
+        assert tick < 600, "the spectators never finished"
+    return specs
+
+
+def test_a_spectator_verifies_a_game_as_it_goes_to_the_players_log_hash() -> None:
+    net = FakeNet(3, THREE_DICE, seed=11)
+    (spec,) = watch_game(net)
+    done = spec.progress()
+    assert done is not None and done.finished and spec.flagged is None
+    assert net.heads() == {bytes.fromhex(done.head)}
+    assert done.items == len(net.machines[0].replica.chain)
+    assert done.moves > 0
+
+
+def test_a_spectator_follows_a_removal_that_voided_what_it_had_verified() -> None:
+    # seat 2 dies in the bidding of epoch 2 or later: the table votes it out and voids the
+    # epoch (its chain goes back to the anchor); the spectator had verified part of that
+    # epoch and must rebuild, not flag
+    net = FakeNet(3, THREE_DICE, seed=5)
+    rep = net.machines[0].replica
+
+    def mid_epoch() -> bool:  # the spectator holds this epoch's commits, nonces and an act
+        return rep.epoch.number >= 2 and rep.epoch.acts >= 2
+
+    (spec,) = watch_game(net, crash=(mid_epoch, 2))
+    done = spec.progress()
+    assert spec.flagged is None, spec.flagged
+    assert done is not None and done.finished
+    chain = net.machines[0].replica.chain
+    assert any(item.removed_seat == 2 for item in chain)
+    assert bytes.fromhex(done.head) == net.machines[0].replica.head
+    assert spec.rebuilds >= 1  # it had verified entries the removal voided
+
+
+def forge_at(net: FakeNet, corrupt: Callable[[list[bytes], int], list[bytes]],
+              at: int = 10) -> Tamper:
+    """The seat lies about item ``at`` in every reply holding it: ``corrupt(entries, i)``
+    changes the reply's entries (item ``at`` is ``entries[i]``) and the seat signs the reply
+    again (its own signature on the reply is good)."""
+
+    def tamper(frame: bytes) -> bytes:
+        env = open_envelope(frame)
+        body = env.body
+        if not isinstance(body, SyncReply) or not body.start <= at < body.start + len(body.entries):
+            return frame
+        entries = corrupt(list(body.entries), at - body.start)
+        forged = SyncReply(body.start, tuple(entries), body.more)
+        return seal_envelope(net.ids[0], env.game_id, env.round_no, 0, forged).to_bytes()
+
+    return tamper
+
+
+def flip_signature(entries: list[bytes], i: int) -> list[bytes]:
+    entries[i] = entries[i][:-1] + bytes([entries[i][-1] ^ 1])  # the signature's last byte
+    return entries
+
+
+def drop_one(entries: list[bytes], i: int) -> list[bytes]:
+    del entries[i]  # the next one builds on a head the spectator never sees
+    return entries
+
+
+@pytest.mark.parametrize("corrupt", [flip_signature, drop_one], ids=["forged", "dropped"])
+def test_a_forged_entry_is_flagged_never_verified(
+    corrupt: Callable[[list[bytes], int], list[bytes]],
+) -> None:
+    net = FakeNet(3, THREE_DICE, seed=11)
+    (spec,) = watch_game(net, tamper=forge_at(net, corrupt))
+    assert spec.flagged is not None
+    done = spec.progress()
+    assert done is not None and not done.finished
+    # everything before it, nothing from it (a dropped concurrent entry shows when the next
+    # phase's entry does not follow)
+    assert done.items == spec.flagged.index
+    assert spec.flagged.index == 10 if corrupt is flip_signature else spec.flagged.index >= 10
+    assert f"item {spec.flagged.index}" in str(spec.flagged)
+    assert bytes.fromhex(done.head) not in net.heads()
+
+
+def test_the_seventeenth_spectator_is_refused_and_a_flooding_one_gets_a_bounded_trickle() -> None:
+    net = FakeNet(3, THREE_DICE, seed=11)
+    net.run_until(lambda: len(net.machines[0].replica.chain) > 30)
+    desk = Desk(net.ids[0])
+    specs = [Spectator(i, "", "127.0.0.1", 5000 + k)
+             for k, i in enumerate(identities(MAX_SPECTATORS + 1, seed=901))]
+    for spec in specs:
+        exchange(net, desk, spec)
+    assert all(s.seating is not None for s in specs[:MAX_SPECTATORS])
+    assert specs[-1].seating is None and specs[-1].refused is RefusalReason.FULL
+    # a spectator that asks 400 times in 2 s, from varying places: the catch-up bound
+    flooder = specs[0]
+    replies = 0
+    genesis = (net.genesis, tuple(net.signatures))
+    start = net.now
+    for k in range(400):
+        ask = seal_envelope(flooder.identity, net.seating.game_id, 0, 0, SyncRequest(k % 20))
+        now = start + k * 0.005
+        replies += sum(isinstance(e, SendTo) for e in desk.receive(
+            ask.to_bytes(), "127.0.0.1", net.machines[0], genesis, now))
+    assert 0 < replies <= 8 + 4 * 2 + 1  # the burst, then 4 a second
+
+
+def test_spectators_change_nothing_in_the_game() -> None:
+    plain = FakeNet(3, THREE_DICE, seed=11)
+    plain.run()
+    watched = FakeNet(3, THREE_DICE, seed=11)
+    specs = watch_game(watched, spectators=4)
+    assert watched.heads() == plain.heads()
+    assert all(bytes.fromhex(s.progress().head) in plain.heads() for s in specs)  # type: ignore[union-attr]
+    assert [m.replica.chain for m in watched.machines] == [m.replica.chain for m in plain.machines]
+
+
+def test_a_seat_does_not_watch_its_own_table_and_a_stranger_cannot_pull() -> None:
+    net = FakeNet(3, THREE_DICE, seed=11)
+    net.run_until(lambda: len(net.machines[0].replica.chain) > 5)
+    desk = Desk(net.ids[0])
+    genesis = (net.genesis, tuple(net.signatures))
+    seat = Spectator(net.ids[1], "", "127.0.0.1", 5001)
+    effects = desk.receive(seat.due(net.now)[0], "127.0.0.1", net.machines[0], genesis, net.now)
+    assert not any(isinstance(e, SendTo) for e in effects)
+    stranger = Identity.generate(lambda k: bytes(k))
+    ask = seal_envelope(stranger, net.seating.game_id, 0, 0, SyncRequest(0)).to_bytes()
+    assert desk.receive(ask, "127.0.0.1", net.machines[0], genesis, net.now) != []  # a note
+    assert not any(isinstance(e, SendTo) for e in desk.receive(
+        ask, "127.0.0.1", net.machines[0], genesis, net.now))

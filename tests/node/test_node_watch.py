@@ -1,0 +1,129 @@
+"""Spectators of real games (``dudo-p2p watch``) on loopback: a host and two bots as real
+processes, a spectator that ends on the players' log hash and says verified; and a
+flooding spectator (a socket in the test process) dropped while the game finishes."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+from node_helpers import LOOPBACK, Peer, bot_args, free_tcp_port, host_args, loopback_net
+
+from dudo_p2p.consensus.lobby import LOBBY_GAME_ID
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.net.links import Links
+from dudo_p2p.protocol.envelope import seal_envelope
+from dudo_p2p.protocol.kinds import SyncRequest, Watch
+
+pytestmark = pytest.mark.e2e
+
+
+def watch_args(work: Path, port: int, *extra: str) -> list[str]:
+    return ["watch", "--join", f"{LOOPBACK}:{port}", "--bind", LOOPBACK, "--identity",
+            str(work / "spectator.id"), "--timeout", "90", *extra]
+
+
+def start_table(work: Path, peers: list[Peer], *spectator: str, watch: bool = True) -> int:
+    """A 3-seat host on a known port, the spectator(s) given (started first: they wait for
+    the table to be seated), then two bots. The host's port."""
+    port = free_tcp_port()
+    peers.append(Peer("host", host_args("host", work, 3, "--port", str(port),
+                                        *loopback_net(free_tcp_port()))))
+    if watch:
+        peers.append(Peer("watch", watch_args(work, port, *spectator)))
+    for name in ("b1", "b2"):
+        peers.append(Peer(name, bot_args(name, work, "--join", f"{LOOPBACK}:{port}",
+                                         "--bind", LOOPBACK)))
+    return port
+
+
+def players(peers: list[Peer]) -> list[dict[str, Any]]:
+    out = []
+    for peer in peers:
+        if peer.name != "watch":
+            assert peer.finish() == 0, peer.explain()
+            out.append(peer.summary())
+    assert len({s["log_hash"] for s in out}) == 1
+    return out
+
+
+def test_a_spectator_of_a_real_game_verifies_the_players_log_hash(
+    tmp_path: Path, peers: list[Peer]
+) -> None:
+    start_table(tmp_path, peers, "--json")
+    log_hash = players(peers)[0]["log_hash"]
+    (watch,) = [p for p in peers if p.name == "watch"]
+    assert watch.finish() == 0, watch.explain()
+    summary = watch.summary()
+    assert summary["outcome"] == "ok" and summary["verified"] is True, summary
+    assert summary["log_hash"] == log_hash
+    assert summary["moves"] > 0 and summary["flagged"] is None
+
+
+def test_the_text_output_says_verified_to_move_n_then_the_log_hash(
+    tmp_path: Path, peers: list[Peer]
+) -> None:
+    start_table(tmp_path, peers)
+    log_hash = players(peers)[0]["log_hash"]
+    (watch,) = [p for p in peers if p.name == "watch"]
+    assert watch.finish() == 0, watch.explain()
+    lines = watch.stdout.splitlines()
+    assert any("verified to move" in line for line in lines), lines
+    assert lines[-2:] == [f"log hash {log_hash}", "verified"]
+
+
+def test_a_flooding_spectator_is_dropped_and_the_game_finishes(
+    tmp_path: Path, peers: list[Peer]
+) -> None:
+    port = start_table(tmp_path, peers, "--json")
+    stop = threading.Event()
+    sent = [0]
+
+    def flood() -> None:
+        # a spectator of its own key that says watch, then sends signed sync-requests as
+        # fast as it can (far above the 500/s a connection may send) for the whole game
+        me = Identity.generate()
+        ctx: zmq.Context[Any] = zmq.Context()
+        with Links(ctx, me.public_key, bind_host=LOOPBACK) as links:
+            links.connect(b"seat", LOOPBACK, port)
+            hello = seal_envelope(me, LOBBY_GAME_ID, 0, 0, Watch("", LOOPBACK, links.port))
+            game_id = None
+            deadline = time.monotonic() + 60
+            while not stop.is_set() and time.monotonic() < deadline:
+                if game_id is None:
+                    links.send(b"seat", hello.to_bytes())
+                    for _sender, frame in links.recv_ready():
+                        from dudo_p2p.protocol.envelope import open_envelope
+
+                        env = open_envelope(frame)
+                        if env.kind == "genesis":
+                            game_id = env.game_id
+                    time.sleep(0.05)
+                    continue
+                ask = seal_envelope(me, game_id, 0, 0, SyncRequest(sent[0] % 7)).to_bytes()
+                for _ in range(50):
+                    links.send(b"seat", ask)
+                    sent[0] += 1
+                links.recv_ready()  # read and drop what it is sent
+                time.sleep(0.01)
+        ctx.term()
+
+    flooder = threading.Thread(target=flood, daemon=True)
+    flooder.start()
+    try:
+        summaries = players(peers)
+    finally:
+        stop.set()
+        flooder.join(timeout=10)
+    (watch,) = [p for p in peers if p.name == "watch"]
+    assert watch.finish() == 0, watch.explain()
+    assert json.loads(watch.stdout.splitlines()[-1])["log_hash"] == summaries[0]["log_hash"]
+    host = next(p for p in peers if p.name == "host")
+    assert sent[0] > 1000, "the flood never started"
+    assert any("flood: dropped" in line for line in host.lines), host.explain()
+    assert not any("removed" in line and "seat" in line for line in host.lines)
