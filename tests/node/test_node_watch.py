@@ -17,7 +17,7 @@ from node_helpers import LOOPBACK, Peer, bot_args, free_tcp_port, host_args, loo
 from dudo_p2p.consensus.lobby import LOBBY_GAME_ID
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.net.links import Links
-from dudo_p2p.protocol.envelope import seal_envelope
+from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import SyncRequest, Watch
 
 pytestmark = pytest.mark.e2e
@@ -28,11 +28,13 @@ def watch_args(work: Path, port: int, *extra: str) -> list[str]:
             str(work / "spectator.id"), "--timeout", "90", *extra]
 
 
-def start_table(work: Path, peers: list[Peer], *spectator: str, watch: bool = True) -> int:
-    """A 3-seat host on a known port, the spectator(s) given (started first: they wait for
-    the table to be seated), then two bots. The host's port."""
+def start_table(work: Path, peers: list[Peer], *spectator: str, watch: bool = True,
+                dice: int = 3) -> int:
+    """A 3-seat host on a known port, the spectator given (started first: it waits for the
+    table to be seated), then two bots. The host's port."""
     port = free_tcp_port()
     peers.append(Peer("host", host_args("host", work, 3, "--port", str(port),
+                                        "--rule", f"starting_dice={dice}",
                                         *loopback_net(free_tcp_port()))))
     if watch:
         peers.append(Peer("watch", watch_args(work, port, *spectator)))
@@ -68,7 +70,7 @@ def test_a_spectator_of_a_real_game_verifies_the_players_log_hash(
 def test_the_text_output_says_verified_to_move_n_then_the_log_hash(
     tmp_path: Path, peers: list[Peer]
 ) -> None:
-    start_table(tmp_path, peers)
+    start_table(tmp_path, peers, watch=True)
     log_hash = players(peers)[0]["log_hash"]
     (watch,) = [p for p in peers if p.name == "watch"]
     assert watch.finish() == 0, watch.explain()
@@ -80,36 +82,32 @@ def test_the_text_output_says_verified_to_move_n_then_the_log_hash(
 def test_a_flooding_spectator_is_dropped_and_the_game_finishes(
     tmp_path: Path, peers: list[Peer]
 ) -> None:
-    port = start_table(tmp_path, peers, "--json")
+    # 5 dice each: a game of several seconds, so the flood runs for most of it
+    port = start_table(tmp_path, peers, "--json", dice=5)
     stop = threading.Event()
     sent = [0]
+    seen: list[str] = []
 
     def flood() -> None:
-        # a spectator of its own key that says watch, then sends signed sync-requests as
-        # fast as it can (far above the 500/s a connection may send) for the whole game
+        # a spectator of its own key that sends its signed watch as fast as it can (far above
+        # the 500/s a connection may send) from before the table is seated, and once it holds
+        # the genesis signed sync-requests, until the game is over
         me = Identity.generate()
         ctx: zmq.Context[Any] = zmq.Context()
         with Links(ctx, me.public_key, bind_host=LOOPBACK) as links:
             links.connect(b"seat", LOOPBACK, port)
-            hello = seal_envelope(me, LOBBY_GAME_ID, 0, 0, Watch("", LOOPBACK, links.port))
-            game_id = None
+            ask = seal_envelope(me, LOBBY_GAME_ID, 0, 0, Watch("", LOOPBACK, links.port))
             deadline = time.monotonic() + 60
             while not stop.is_set() and time.monotonic() < deadline:
-                if game_id is None:
-                    links.send(b"seat", hello.to_bytes())
-                    for _sender, frame in links.recv_ready():
-                        from dudo_p2p.protocol.envelope import open_envelope
-
-                        env = open_envelope(frame)
-                        if env.kind == "genesis":
-                            game_id = env.game_id
-                    time.sleep(0.05)
-                    continue
-                ask = seal_envelope(me, game_id, 0, 0, SyncRequest(sent[0] % 7)).to_bytes()
                 for _ in range(50):
-                    links.send(b"seat", ask)
-                    sent[0] += 1
-                links.recv_ready()  # read and drop what it is sent
+                    if links.send(b"seat", ask.to_bytes()):
+                        sent[0] += 1
+                for _sender, frame in links.recv_ready():
+                    env = open_envelope(frame)
+                    seen.append(env.kind)
+                    if env.kind == "genesis":
+                        request = SyncRequest(len(seen) % 7)
+                        ask = seal_envelope(me, env.game_id, 0, 0, request)
                 time.sleep(0.01)
         ctx.term()
 
@@ -124,6 +122,6 @@ def test_a_flooding_spectator_is_dropped_and_the_game_finishes(
     assert watch.finish() == 0, watch.explain()
     assert json.loads(watch.stdout.splitlines()[-1])["log_hash"] == summaries[0]["log_hash"]
     host = next(p for p in peers if p.name == "host")
-    assert sent[0] > 1000, "the flood never started"
+    assert sent[0] > 1000, f"the flood never started: it got {seen}, {summaries}"
     assert any("flood: dropped" in line for line in host.lines), host.explain()
     assert not any("removed" in line and "seat" in line for line in host.lines)
