@@ -80,6 +80,12 @@ def _consensus(quick: bool, so_far: Mapping[str, Value]) -> Mapping[str, Value]:
     return bid_final(quick, so_far.get("bare_rtt_us"), so_far.get("bare_rtt_idle_us"))
 
 
+def _spectators(quick: bool, _: Mapping[str, Value]) -> Mapping[str, Value]:
+    from dudo_p2p.bench.peers import with_spectators
+
+    return with_spectators(quick)
+
+
 def _game(quick: bool, _: Mapping[str, Value]) -> Mapping[str, Value]:
     from dudo_p2p.bench.peers import sim_game
 
@@ -119,6 +125,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         Figure("bids_measured", "bids"),
         Figure("peer_cpu_ms_per_action", "ms")),
         _consensus, needs=("rtt",)),
+    Measurement("spectators", "bid -> agreed by all, 6 peers, without and with 4 `dudo-p2p "
+                "watch` spectators of the host, alternating", (
+        Figure("bid_final_ms_p50_nospec", "ms"), Figure("bid_final_ms_p99_nospec", "ms"),
+        Figure("bid_final_ms_p50_4spec", "ms"), Figure("bid_final_ms_p99_4spec", "ms"),
+        Figure("spectator_moves_min", "moves")),
+        _spectators),
     Measurement("game", "whole 6-peer easy-bot game, `dudo-p2p sim`", (
         Figure("game_seconds_6p", "s", Target(5)), Figure("game_rounds_6p", "rounds"),
         Figure("peer_rss_mb", "MiB", Target(60))), _game),

@@ -17,6 +17,7 @@ Stamps come from the peers' ``time.monotonic()``, one clock for all processes on
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -81,12 +82,14 @@ class Table:
 
     def __init__(self, n: int, *, pace: float, level: str = "easy", seed: int = 1,
                  journal: bool = True, profile: str | None = None,
-                 profile_clock: str = "wall") -> None:
+                 profile_clock: str = "wall", spectators: int = 0) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="dudo-bench-")
         work = Path(self._tmp.name)
         self.children: list[Child] = []
         self.logs = [PeerLog() for _ in range(n)]
         self.killed: set[int] = set()  # peers we killed on purpose
+        self.watchers: list[Child] = []
+        self.watched: list[int] = []  # moves each spectator had verified when stopped
 
         def common(i: int) -> list[str]:
             return ["--name", f"peer{i}", "--level", level, "--seed", str(seed + i),
@@ -105,6 +108,11 @@ class Table:
                 raise ChildFailed(f"host said {kind!r}, not its port")
             for i in range(1, n):
                 self.children.append(Child.python(PEER_MODULE, "--join", port, *common(i)))
+            # spectators of the host (`dudo-p2p watch`), not peers: not in children/logs
+            self.watchers = [Child.python(
+                "dudo_p2p", "watch", "--join", f"127.0.0.1:{port}", "--bind", "127.0.0.1",
+                "--identity", str(work / f"spectator{k}"), "--json", "--timeout", "120",
+            ) for k in range(spectators)]
         except BaseException:
             self.close()
             raise
@@ -137,6 +145,12 @@ class Table:
             self.pump()
 
     def close(self) -> None:
+        for watcher in self.watchers:  # SIGTERM: `watch` prints its --json line and exits
+            watcher.proc.terminate()
+        stop_all(self.watchers)
+        for watcher in self.watchers:
+            lines = [ln for ln in watcher.ready_lines() if ln.startswith("{")]
+            self.watched.append(int(json.loads(lines[-1]).get("moves", 0)) if lines else 0)
         stop_all(self.children)
         self.pump()
         self._tmp.cleanup()
@@ -181,11 +195,13 @@ def _ratio(ms: Value, us: Value) -> float | None:
 
 
 def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
-                 timeout: float = 60.0, journal: bool = True) -> dict[str, Value]:
+                 timeout: float = 60.0, journal: bool = True,
+                 spectators: int = 0) -> dict[str, Value]:
     """``n`` peers, bots acting after a ``pace`` pause; stops once ``want`` bids are agreed
     by all or the game ends. Keys: bid_final_ms_p50/_p99, consensus_ratio (p50 over the bare
-    RTT, None without one), bids_measured."""
-    with Table(n, pace=pace, journal=journal) as table:
+    RTT, None without one), bids_measured. ``spectators``: that many ``dudo-p2p watch``
+    processes watch the host's table the whole time."""
+    with Table(n, pace=pace, journal=journal, spectators=spectators) as table:
         table.run_until(lambda: len(agreed_bids(table.logs)) >= want
                         or all(log.over is not None for log in table.logs),
                         timeout, f"{want} agreed bids")
@@ -196,10 +212,38 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
     if not latencies:
         raise ChildFailed("no bid was agreed by every peer")
     p50 = percentile(latencies, 50)
+    if spectators and min(table.watched, default=0) == 0:
+        raise ChildFailed(f"a spectator verified no move: {table.watched}")
     return {"bid_final_ms_p50": p50, "bid_final_ms_p99": percentile(latencies, 99),
+            "spectator_moves_min": float(min(table.watched)) if spectators else None,
             "consensus_ratio": _ratio(p50, rtt_us), "bids_measured": float(len(latencies)),
             "peer_cpu_ms_per_action": sum(cpu) / len(cpu) / actions * 1000
             if cpu and actions else None}
+
+
+def with_spectators(quick: bool, count: int = 4) -> dict[str, Value]:
+    """The consensus figure with ``count`` spectators attached and without, alternating
+    (without, with, without, with; once each with ``quick``): p50/p99 over each side's runs
+    pooled as medians of the runs' figures."""
+    want = 30 if quick else 100
+    runs = 1 if quick else 2
+    sides: dict[int, list[dict[str, Value]]] = {0: [], count: []}
+    for _ in range(runs):
+        for watching in (0, count):
+            sides[watching].append(measure_bids(6, want, None, timeout=90.0,
+                                                spectators=watching))
+
+    def median(key: str, watching: int) -> float | None:
+        values = [v for r in sides[watching] if isinstance(v := r[key], float)]
+        return statistics.median(values) if values else None
+
+    return {"bid_final_ms_p50_nospec": median("bid_final_ms_p50", 0),
+            "bid_final_ms_p99_nospec": median("bid_final_ms_p99", 0),
+            "bid_final_ms_p50_4spec": median("bid_final_ms_p50", count),
+            "bid_final_ms_p99_4spec": median("bid_final_ms_p99", count),
+            "spectator_moves_min": min((r["spectator_moves_min"] for r in sides[count]
+                                        if isinstance(r["spectator_moves_min"], float)),
+                                       default=None)}
 
 
 def dead_peer(quick: bool) -> dict[str, Value]:
