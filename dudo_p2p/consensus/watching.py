@@ -51,6 +51,7 @@ MAX_SPECTATORS = 16  # per seat: a table of six serves at most 96 pulls, each bo
 GENESIS_EVERY = 0.25  # a spectator re-sending watch gets the genesis again at most this often
 WATCH_EVERY = 0.2  # the spectator's watch, until it holds the genesis (as a hello)
 POLL_EVERY = 1.0  # the spectator's sync-request when the last reply brought nothing new
+POLL_SOON = 0.3  # ... after a reply that moved us (within the seat's 4 a second)
 # polls without an answer before asking from the epoch's anchor: a seat answers nothing from
 # a length its chain no longer has (a removal voided what we verified past the anchor)
 ASK_ANCHOR_AFTER = 3
@@ -210,7 +211,8 @@ class Spectator:
 
     def due(self, now: float) -> list[bytes]:
         """The frames to send the seat now: a watch until we hold the genesis, then a
-        sync-request at most every POLL_EVERY (at once after a reply that moved us)."""
+        sync-request at most every POLL_EVERY (at once after a chunk with more to come,
+        POLL_SOON after a last chunk that moved us)."""
         if self.flagged is not None or self.refused is not None:
             return []
         if self.seating is None:
@@ -314,8 +316,10 @@ class Spectator:
                 self.flagged = exc
                 return [Note("warning", f"FORGED or inconsistent: {exc}")]
         self.retried_from = None
-        if len(self.items) > before and reply.more:
-            self.next_poll = now  # the next chunk at once
+        if len(self.items) > before:
+            # the next chunk at once; after a last chunk, soon (the table is moving, and a
+            # new `have` is not the seat's once-a-heartbeat repeat)
+            self.next_poll = now if reply.more else min(self.next_poll, now + POLL_SOON)
         return notes
 
     def _anchor(self) -> int:
