@@ -133,6 +133,17 @@ class TalkHeard:
     phrase: int
 
 
+@dataclass(frozen=True)
+class TimerPlayed:
+    """Seat ``seat``'s turn ran out and the table played ``action`` for it. Said by the
+    session, not the machine: for our own seat when our timer bot played, for another seat
+    when its action was agreed after its deadline on our clock (an inference: the log does
+    not say who chose an action)."""
+
+    seat: int
+    action: Action
+
+
 Event = (
     GameStarted
     | RoundStarted
@@ -148,4 +159,5 @@ Event = (
     | TableGone
     | Notice
     | TalkHeard
+    | TimerPlayed
 )

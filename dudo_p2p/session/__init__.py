@@ -19,6 +19,7 @@ from dudo_p2p.session.events import (
     SeatReconnected,
     TableGone,
     TalkHeard,
+    TimerPlayed,
     TurnTimer,
 )
 
@@ -45,5 +46,6 @@ __all__ = [
     "TableGone",
     "TalkHeard",
     "Talker",
+    "TimerPlayed",
     "TurnTimer",
 ]

@@ -16,6 +16,7 @@ from dudo_p2p.consensus.events import (
     SeatReconnected,
     TableGone,
     TalkHeard,
+    TimerPlayed,
     TurnTimer,
 )
 from dudo_p2p.consensus.reasons import CheatKind, Outcome, Reason
@@ -38,5 +39,6 @@ __all__ = [
     "SeatReconnected",
     "TableGone",
     "TalkHeard",
+    "TimerPlayed",
     "TurnTimer",
 ]

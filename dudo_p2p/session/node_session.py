@@ -23,7 +23,14 @@ from dudo_p2p.node.gathering import reachable
 from dudo_p2p.node.node import TICK_EVERY, Node
 from dudo_p2p.rules import Action, PlayerAction, SeatView
 from dudo_p2p.session.api import Gathering, PlayerInfo
-from dudo_p2p.session.events import ActionTaken, Event, GameOver, PlayerLeft, TurnTimer
+from dudo_p2p.session.events import (
+    ActionTaken,
+    Event,
+    GameOver,
+    PlayerLeft,
+    TimerPlayed,
+    TurnTimer,
+)
 
 BotFn = Callable[[SeatView, list[Action]], Action]
 
@@ -48,6 +55,7 @@ class NodeSession:
         self.is_bot = is_bot
         self._timer_bot = timer_bot
         self._deadline: float | None = None
+        self._deadlines: dict[int, float] = {}  # every seat's turn deadline (TimerPlayed)
         self._seen = 0  # node events already inspected for the turn timer
         self._queue: list[Event] = []
         self._closers = list(on_close or [])
@@ -167,16 +175,32 @@ class NodeSession:
         machine = self.node.machine
         me = machine.seat if machine is not None else -1
         for event in events:
+            self._queue.append(event)
             match event:
                 case TurnTimer(seat=seat, deadline=deadline):
                     self._deadline = deadline if seat == me else None
-                case ActionTaken() | GameOver():
+                    self._deadlines.pop(seat, None)
+                    if deadline is not None:
+                        self._deadlines[seat] = deadline
+                case ActionTaken(action=action):
+                    self._deadline = None
+                    self._said_if_late(action, me)
+                case GameOver():
                     self._deadline = None
                 case PlayerLeft(seat=seat) if seat == me:
                     self._deadline = None
                 case _:
                     pass
-            self._queue.append(event)
+
+    def _said_if_late(self, action: Action, me: int) -> None:
+        """Another seat's action agreed after its turn's deadline (on our clock): its timer
+        played it; say so (our own timer turns are said when our bot plays them)."""
+        seat = getattr(action, "seat", None)
+        if seat is None:
+            return
+        deadline = self._deadlines.pop(seat, None)
+        if seat != me and deadline is not None and self.node.clock() >= deadline:
+            self._queue.append(TimerPlayed(seat, action))
 
     def _play_if_timed_out(self) -> None:
         if self._timer_bot is None or self._deadline is None or self.node.clock() < self._deadline:
@@ -186,4 +210,6 @@ class NodeSession:
             return  # the table has not agreed on the last act yet; try again next turn
         self._deadline = None
         self.timer_turns += 1
-        self.submit(self._timer_bot(self.view(), legal))
+        action = self._timer_bot(self.view(), legal)
+        self.submit(action)
+        self._queue.append(TimerPlayed(self.seat, action))

@@ -29,6 +29,7 @@ from dudo_p2p.session import (
     Event,
     Notice,
     PlayerLeft,
+    TimerPlayed,
 )
 from dudo_p2p.ui.i18n import CHEAT_KEYS, KIND_KEYS, LEFT_REASON_KEYS, PALIFICO_MODE_KEYS, Tr
 
@@ -76,6 +77,11 @@ def event_line(tr: Tr, names: Sequence[str], event: Event) -> str | None:
             return tr(LEFT_REASON_KEYS.get(reason, "left.other"), name=seat_name(names, seat))
         case CheatDetected(seat=seat, what=what):
             return tr(CHEAT_KEYS.get(what, "cheat.other"), name=seat_name(names, seat))
+        case TimerPlayed(seat=seat, action=Raise(bid=bid) | Picado(bid=bid)):
+            return tr("timer.played_bid", name=seat_name(names, seat), bid=bid.spoken(tr.lang))
+        case TimerPlayed(seat=seat, action=action):
+            return tr("timer.played", name=seat_name(names, seat),
+                      what=action_line(tr, names, action))
         case Notice(key=key, args=args):
             if tr.has(key):
                 return tr(key, **{f"a{i}": a for i, a in enumerate(args)})
