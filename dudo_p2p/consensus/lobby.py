@@ -439,6 +439,15 @@ class Lobby:
             out.extend(self._propose(now))
         return out
 
+    def start_now(self, now: float) -> list[LobbyEffect]:
+        """Host, gathering, with at least two seats taken: the table shrinks to the seats
+        taken and the genesis is proposed at once (protocol.md §4.9 step 4). Nothing
+        otherwise."""
+        if not self.is_host or self.phase is not Phase.GATHERING or len(self.players) < 2:
+            return []
+        self.seats_total = len(self.players)
+        return self._propose(now)
+
     def _send_roster(self) -> list[LobbyEffect]:
         """A fresh welcome to every joiner: the seats changed."""
         welcome = self._welcome()

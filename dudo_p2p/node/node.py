@@ -645,6 +645,11 @@ class Node:
         if self.machine is not None:
             self.carry_out(list(self.machine.talk(phrase, self.clock())))
 
+    def start_now(self) -> None:
+        """Host: seat the players gathered so far, at least two (``Lobby.start_now``)."""
+        self.carry_out(list(self.lobby.start_now(self.clock())))
+        self._update_beacon()
+
     def leave(self) -> None:
         """Tell the table we quit (a forfeit) when the game is still running."""
         if self.machine is not None and not self.machine.over:

@@ -62,9 +62,13 @@ class Gathering:
 @runtime_checkable
 class Gatherer(Protocol):
     """A session that may have to gather its table first (a networked one):
-    ``gathering()`` is the table's state while it is not seated, None once it plays."""
+    ``gathering()`` is the table's state while it is not seated, None once it plays;
+    ``start_now()`` starts a hosted table before it is full."""
 
     def gathering(self) -> Gathering | None: ...
+
+    def start_now(self) -> None:
+        """Hosting, with at least two seats taken: start with them (the table shrinks)."""
 
 
 class Session(Protocol):

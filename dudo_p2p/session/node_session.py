@@ -151,6 +151,12 @@ class NodeSession:
             names=lobby.roster, seats=lobby.seats_total,
         )
 
+    def start_now(self) -> None:
+        """Hosting, gathering: start with the players who joined so far (at least two; the
+        table shrinks to them). Does nothing otherwise (:class:`~dudo_p2p.session.api.Gatherer`)."""
+        if self.node.machine is None and self.node.lobby.is_host:
+            self.node.start_now()
+
     def talk(self, phrase: int) -> None:
         """Table talk (:class:`~dudo_p2p.session.api.Talker`): say quick phrase ``phrase``."""
         self.node.talk(phrase)

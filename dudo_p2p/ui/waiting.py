@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 JOIN_ANSWER_S = 5.0  # a join no host has answered within this long fails (issue 15)
 CANCEL_RECT = pygame.Rect(540, 660, 200, 56)
+START_RECT = pygame.Rect(500, 580, 280, 56)  # the host's "start now", above Cancel
 
 
 def status(scene: TableScene) -> Gathering | None:
@@ -53,6 +54,14 @@ def watch(scene: TableScene, now: float) -> bool:
     return False
 
 
+def start_now(scene: TableScene) -> None:
+    """The host starts with the players who joined so far (the table shrinks to them)."""
+    session = scene.session
+    if isinstance(session, Gatherer):
+        session.start_now()
+        scene.mark_changed()
+
+
 def cancel(scene: TableScene) -> None:
     """Leave the waiting screen for the lobby (the scene's leave closes the session)."""
     scene.host.show_lobby()
@@ -70,6 +79,9 @@ def draw_waiting(scene: TableScene, surface: pygame.Surface) -> None:
                  if state.addresses else tr("wait.no_addresses"))
         draw.text(surface, where, (640, 250), 26, anchor="center", max_width=1200)
         _seats(scene, surface, state, 320)
+        scene.buttons.append(Button(START_RECT.copy(), tr("wait.start_now"),
+                                    lambda: start_now(scene), enabled=len(state.names) >= 2,
+                                    name="start_now"))
     elif state is not None and state.answered:
         draw.text(surface, tr("wait.welcomed", code=state.code), (640, 200), 36,
                   anchor="center", max_width=1200)
@@ -81,7 +93,7 @@ def draw_waiting(scene: TableScene, surface: pygame.Surface) -> None:
                   anchor="center", max_width=1200)
     else:
         draw.text(surface, tr("table.waiting"), (640, 400), 40, anchor="center")
-    draw.text(surface, tr("wait.keys"), (640, 620), 22, theme.MUTED, anchor="center")
+    draw.text(surface, tr("wait.keys"), (640, 740), 22, theme.MUTED, anchor="center")
     scene.buttons.append(Button(CANCEL_RECT.copy(), tr("wait.cancel"),
                                 lambda: cancel(scene), name="cancel"))
     mouse = scene.mouse

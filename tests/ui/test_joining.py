@@ -19,7 +19,7 @@ from dudo_p2p.node.node import NetConfig, Node
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import Session
 from dudo_p2p.session.node_session import NodeSession
-from dudo_p2p.ui import draw
+from dudo_p2p.ui import draw, widgets
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.request import TableRequest
@@ -190,3 +190,20 @@ def test_the_host_waiting_room_shows_the_code_the_addresses_and_who_joined(
     key(host_app, pygame.K_ESCAPE)  # Esc leaves the waiting room
     assert isinstance(host_app.scene, LobbyScene)
     assert host.node.closed
+
+
+def test_the_host_starts_now_with_the_players_who_came(
+        clock: FakeClock, surface: pygame.Surface, nodes: list[Node]) -> None:
+    host = hosting(nodes, seats=4)
+    port = host.node.links.port
+    host_app = app_on(host, clock, surface, "create")
+    host_app.frame()
+    assert not widgets.find(host_app.scene.buttons, "start_now").enabled  # alone: not yet
+    beto = joiner(nodes, "Beto", port)
+    pump([host, beto], lambda: beto.node.lobby.roster == ("Ana", "Beto"))
+    click_button(host_app, "start_now")
+    pump([host, beto], lambda: host.started and beto.started)
+    assert host.view().state.n_seats == beto.view().state.n_seats == 2
+    assert [p.name for p in beto.players()] == ["Ana", "Beto"]
+    host_app.frame()
+    assert host_app.scene.view is not None  # the table, no longer the waiting room
