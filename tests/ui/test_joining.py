@@ -15,6 +15,7 @@ import pygame
 import pytest
 
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
+from dudo_p2p.node.gathering import reachable
 from dudo_p2p.node.node import NetConfig, Node
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import Session
@@ -168,11 +169,15 @@ def test_the_host_waiting_room_shows_the_code_the_addresses_and_who_joined(
     shown = recorder.frame(host_app)
     assert code in shown
     assert "Asientos 1/3" in shown and "Ana" in shown
-    state = host.gathering()
-    assert state is not None
-    for address in state.addresses:  # every interface but loopback, on the link port
-        assert address.endswith(f":{port}") and not address.startswith("127.")
-    assert any(line.startswith(("Se puede unir en:", "Solo en este equipo")) for line in shown)
+    # bound to loopback (as here): nobody else can reach it, and the room says so
+    assert "Solo en este equipo (no hay red)" in shown
+    assert reachable(host.node) == ()
+    monkeypatch.setattr(host.node, "net", NetConfig(bind="0.0.0.0"))  # bound to every interface
+    assert reachable(host.node, ["192.168.1.20", "10.0.0.5"]) == (
+        f"192.168.1.20:{port}", f"10.0.0.5:{port}")
+    monkeypatch.setattr(host.node, "net", NetConfig(bind="192.168.1.20"))  # bound to one
+    assert reachable(host.node, ["192.168.1.20", "10.0.0.5"]) == (f"192.168.1.20:{port}",)
+    monkeypatch.setattr(host.node, "net", NetConfig(bind="127.0.0.1"))
 
     beto = joiner(nodes, "Beto", port)
     beto_app = app_on(beto, clock, surface, "join", f"127.0.0.1:{port}")
