@@ -27,7 +27,7 @@ from dudo_p2p import paths
 from dudo_p2p.bots import make_bot
 from dudo_p2p.cli import common
 from dudo_p2p.consensus.presence import HUMAN_GRACE
-from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.net.beacon import Beacon, TableState
 from dudo_p2p.net.discovery import Discovery
 from dudo_p2p.node.node import NetConfig, Node
@@ -56,6 +56,8 @@ class Listing:
     address: str
     players: int
     seats: int
+    host: str = ""  # the host's name, from its beacon
+    fingerprint: str = ""  # the host key's fingerprint: CODE@FINGERPRINT tells twins apart
 
 
 class LanDirectory:
@@ -79,7 +81,7 @@ class LanDirectory:
         self.discovery.on_readable(now)
         return [
             Listing(s.beacon.table_code, f"{s.host}:{s.beacon.port}", s.beacon.seats_taken,
-                    s.beacon.seats_total)
+                    s.beacon.seats_total, s.beacon.name, fingerprint(s.beacon.peer_id))
             for s in self.discovery.peers(now).values()
             if s.beacon.state is TableState.OPEN
         ]

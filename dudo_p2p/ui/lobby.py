@@ -286,8 +286,12 @@ class LobbyScene(Scene):
         for i, listing in enumerate(self.listings[:4]):
             y = 404 + i * 44
             # two lines: "host:port" beside the code ran under the Join button
-            row = tr("lobby.table_row", code=listing.code, players=listing.players,
-                     seats=listing.seats)
+            fp, host = getattr(listing, "fingerprint", ""), getattr(listing, "host", "")
+            code = f"{listing.code}@{fp}" if fp else listing.code
+            row = (tr("lobby.table_row_host", code=code, host=host, players=listing.players,
+                      seats=listing.seats) if host else
+                   tr("lobby.table_row", code=code, players=listing.players,
+                      seats=listing.seats))
             draw.text(surface, row, (60, y), 24, theme.CREAM, max_width=JOIN_X - 70)
             draw.text(surface, listing.address, (60, y + 22), 19, theme.MUTED, shadow=False,
                       max_width=JOIN_X - 70)

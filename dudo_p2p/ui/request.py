@@ -47,7 +47,9 @@ class TableRequest:
 
 
 class TableListing(Protocol):
-    """One table seen on the LAN (a discovery beacon), as the lobby lists it."""
+    """One table seen on the LAN (a discovery beacon), as the lobby lists it. A listing may
+    also carry ``host`` (the host's name) and ``fingerprint`` (its key's): the lobby then
+    shows ``CODE@FINGERPRINT · host``."""
 
     @property
     def code(self) -> str: ...  # the 5-character table code

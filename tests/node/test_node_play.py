@@ -49,3 +49,5 @@ def test_the_lobby_lists_a_table_hosted_on_the_lan(
     (table,) = found
     assert (table.players, table.seats) == (1, 3)
     assert table.address.startswith("127.")
+    assert table.host == "host"  # the host's name and its key, from the beacon
+    assert len(table.fingerprint) == 9 and table.fingerprint[4] == "-"

@@ -14,14 +14,14 @@ from dudo_p2p.rules.results import SeatCounts
 from dudo_p2p.session import CheatDetected, GameOver, RoundResolved
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import app as app_module
-from dudo_p2p.ui import bench, words
+from dudo_p2p.ui import bench, draw, words
 from dudo_p2p.ui.app import App, add_parser
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
-from .helpers import bot_tables, click_button, key
+from .helpers import TextRecorder, bot_tables, click_button, key
 
 
 def _app(clock: FakeClock, surface: pygame.Surface, lang: str) -> App:
@@ -134,6 +134,11 @@ def test_lobby_join_checks_the_address_and_lists_tables(clock: FakeClock,
         players: int = 2
         seats: int = 6
 
+    @dataclasses.dataclass
+    class Hosted(Listing):
+        host: str = "Ana"
+        fingerprint: str = "SA4V-YESP"
+
     class Directory:
         def tables(self) -> list[Listing]:
             return [Listing()]
@@ -143,6 +148,12 @@ def test_lobby_join_checks_the_address_and_lists_tables(clock: FakeClock,
     assert isinstance(lobby, LobbyScene)
     app.frame()
     assert lobby.listings and lobby.listings[0].code == "K7Q2P"
+    recorder = TextRecorder()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(draw, "text", recorder)
+        assert "K7Q2P  ·  2/6 players" in recorder.frame(app)  # a listing with no host
+        lobby.listings = [Hosted()]
+        assert "K7Q2P@SA4V-YESP  ·  Ana  ·  2/6" in recorder.frame(app)
     lobby.address.value = "nonsense"
     click_button(app, "join_address")
     assert lobby.message == "Not a valid address: type host:port"
