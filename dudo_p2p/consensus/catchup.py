@@ -49,6 +49,7 @@ class CatchUpMixin(MachineCore):
         seen from the other side of it), and tell it the removals it may lack."""
         self.peer_lengths[peer] = length
         self.peer_heads[peer] = head
+        self.pacer.beat(peer, now)
         if self._ahead_of_us(peer):
             self._ask_sync(now)
             self._tell_voided(peer, now)

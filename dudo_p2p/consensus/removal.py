@@ -273,16 +273,17 @@ class RemovalMixin(MachineCore):
         for claim in self.abandoned:
             self._out.append(Send(claim, to=peer))
 
-    def untold(self) -> set[int]:
-        """Seats whose removal (or the abandonment naming them) we hold but have not yet
-        told them, because they have not beaten since: a finished node waits a while for
-        them before leaving (they were down and may come back)."""
+    def untold(self, now: float) -> set[int]:
+        """Seats whose removal (or the abandonment naming them) we hold but that have not
+        shown they heard it (:meth:`~dudo_p2p.consensus.sync.SyncPacer.heard_of_it`: told,
+        then no heartbeat for two intervals): a finished node waits a while for them before
+        leaving (they were down and may come back)."""
         seats = {i.removed_seat for i in self.replica.chain
                  if i.removed_seat is not None and i.reason != Reason.QUIT}  # it knows
         if self.abandoned_by is not None:
             seats.add(self.abandoned_by)
-        told = {peer for _, peer in self.pacer.told}
-        return {s for s in seats if s not in told and s not in self.expelled} - {self.seat}
+        return {s for s in seats if not self.pacer.heard_of_it(s, now)
+                and s not in self.expelled} - {self.seat}
 
     def _observe_relay(self, relayer: int, env: Envelope, now: float) -> None:
         """``relayer`` holds ``env``, an entry we refused because we voted its author out

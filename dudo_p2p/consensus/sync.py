@@ -107,7 +107,9 @@ class SyncPacer:
         self.heartbeat = heartbeat
         self.asked_at = -1e9
         self.asked_len = -1  # the `have` of our last sync-request
-        self.told: dict[tuple[str, int], float] = {}
+        self.told: dict[tuple[str, int], float] = {}  # (what, seat) -> not again before
+        self.told_at: dict[int, float] = {}  # seat -> when we last sent it any news
+        self.beat_at: dict[int, float] = {}  # seat -> when its last heartbeat reached us
         self.asked: dict[int, int] = {}  # seat -> the `have` of our open request to it
         self.asked_seat_at: dict[int, float] = {}  # seat -> when we last asked it
         self.answers: dict[int, tuple[float, float]] = {}  # asker -> (tokens, at)
@@ -185,3 +187,22 @@ class SyncPacer:
         one, as for asking: the tells answer heartbeats that come about one interval apart,
         and a full interval skipped every other one when a heartbeat came a few ms early)."""
         self.told[(what, peer)] = now + 0.9 * self.heartbeat
+        self.told_at[peer] = now
+
+    def beat(self, peer: int, now: float) -> None:
+        """A heartbeat of ``peer`` reached us (what :meth:`heard_of_it` reads)."""
+        self.beat_at[peer] = now
+
+    def heard_of_it(self, peer: int, now: float) -> bool:
+        """We told ``peer`` and it has not beaten since, for two heartbeat intervals: as far
+        as we can see, it heard. A send is not a delivery: our tell answers its heartbeat and
+        can be lost (a link to a restarted peer not up yet, or closed with linger 0 as we
+        leave), and a peer that missed it beats again within an interval, which we answer
+        with the news again; one that heard it left the table (removed: its process exits).
+        Counting the tell itself as told let every finished peer leave within ms of
+        answering a restarted host's first heartbeat, its tell lost, and the host waited
+        for nobody."""
+        told = self.told_at.get(peer)
+        if told is None or self.beat_at.get(peer, -1e9) > told:
+            return False
+        return now - told >= 2 * self.heartbeat

@@ -680,9 +680,10 @@ def settled(machine: TableMachine, over_at: float, now: float) -> bool:
     """Our game ended at ``over_at`` and leaving at ``now`` strands no one: the last heartbeat
     of every other seat still at the table (not removed, dice or not) shows our head, or we
     were removed (or the table is gone), or :data:`SETTLE_GRACE` ran out; and every seat we
-    removed (or whose silence abandoned the game) has been told so, or :data:`TELL_LINGER`
-    ran out (it was down when the votes went round and may come back: it must not wait for
-    nobody, protocol.md §4.6 "Told, always").
+    removed (or whose silence abandoned the game) has shown it heard so (told, then silent
+    for two heartbeat intervals: ``TableMachine.untold``), or :data:`TELL_LINGER` ran out (it
+    was down when the votes went round and may come back: it must not wait for nobody,
+    protocol.md §4.6 "Told, always").
 
     Our *head*, not only our length: a peer still in an epoch a removal voided holds that
     epoch's entries, so its log may be longer than ours while it lacks the removal that
@@ -701,7 +702,7 @@ def settled(machine: TableMachine, over_at: float, now: float) -> bool:
         return False
     if machine.removed_me or machine.table_gone:
         return True
-    if machine.untold() and now - over_at <= TELL_LINGER:
+    if machine.untold(now) and now - over_at <= TELL_LINGER:
         return False
     if now - over_at > SETTLE_GRACE:
         return True

@@ -147,7 +147,7 @@ def test_a_seat_removed_while_paused_is_told_at_its_first_heartbeat_and_peers_wa
     net.crash(victim)  # a SIGSTOP: its machine keeps its state and wakes up later
     stopped = net.machines[victim]
     net.run_until(lambda: not net.machines[0].replica.engine.alive[victim], max_steps=20_000)
-    assert net.machines[0].untold() == {victim}, "a finished peer still owes it the news"
+    assert net.machines[0].untold(net.now) == {victim}, "a finished peer still owes it the news"
     removed_at = net.now
     net.run_until(lambda: net.now > removed_at + 3.0, max_steps=5_000)
     net.dead.discard(victim)  # it wakes up
@@ -158,7 +158,42 @@ def test_a_seat_removed_while_paused_is_told_at_its_first_heartbeat_and_peers_wa
     assert any("we were stopped" in t for t in net.logs[victim])
     assert not any(victim in box for box in stopped.votes.votes.values()), \
         "it voted nobody out for its own absence"
-    assert net.machines[0].untold() == set()
+    net.crash(victim)  # removed, its process exits: it beats no more
+    told = net.now
+    net.run_until(lambda: net.now > told + 2.5, max_steps=5_000)
+    assert net.machines[0].untold(net.now) == set()
+
+
+def test_a_tell_lost_on_its_way_is_not_told_while_the_removed_seat_still_beats() -> None:
+    """The host dies after round 1, the others vote it out and finish; it restarts from its
+    journal, and its heartbeats reach them while their frames to it are lost (its links not
+    up yet). Each of them answers with the removal, which never arrives: the seat is still
+    untold (the finished peers must not leave), until a tell gets through, it learns it was
+    removed and its process exits; two silent heartbeat intervals later it counts as told.
+    (untold() counted the first tell as told: every peer left at once, the host waited.)"""
+    net = FakeNet(4, FAST, seed=3)
+    net.run_until(lambda: any(isinstance(e, ev.RoundResolved) for e in net.events[1]))
+    net.crash(0)
+    net.run_until(lambda: all(net.machines[s].over for s in (1, 2, 3)), max_steps=50_000)
+    assert all(net.machines[s].untold(net.now) == {0} for s in (1, 2, 3))
+    original = net.route
+    net.route = lambda src, dst, frame, now: [] if dst == 0 else original(src, dst, frame, now)
+    net.restart(0)
+    host = net.machines[0]
+    back = net.now
+    net.run_until(lambda: net.now > back + 4.0, max_steps=20_000)
+    assert all(net.machines[s].pacer.told_at.get(0, -1.0) > back for s in (1, 2, 3)), \
+        "each finished peer answered the host's heartbeats with the removal"
+    assert not host.removed_me
+    assert all(net.machines[s].untold(net.now) == {0} for s in (1, 2, 3))
+    net.route = original
+    net.run_until(lambda: host.removed_me, max_steps=5_000)
+    assert host.outcome is Outcome.REMOVED
+    net.crash(0)
+    assert all(net.machines[s].untold(net.now) == {0} for s in (1, 2, 3)), "not yet: it may beat"
+    exited = net.now
+    net.run_until(lambda: net.now > exited + 2.5, max_steps=5_000)
+    assert all(net.machines[s].untold(net.now) == set() for s in (1, 2, 3))
 
 
 def test_a_seat_alone_learns_the_table_is_gone_within_a_bounded_time() -> None:

@@ -159,11 +159,6 @@ def test_resume_finds_our_own_journal_not_another_local_peers_of_the_same_game(
 
 
 @e2e
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 13 §2: a host restarted after the others removed it is never told: its links to "
-    "them never come up ('link to ... not ready or full' for 5 s at -vv, 3 of 3 runs, "
-    "2026-12-01), while a restart within the grace links at once; its heartbeat never "
-    "reaches a seat that could answer it with the removal (links.py; engineer link)"))
 def test_a_host_restarted_after_its_removal_is_told_and_exits_removed(
     tmp_path: Path, peers: list[Peer]
 ) -> None:
