@@ -189,8 +189,10 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
             self.timers.heard(seat, now)
 
     def tick(self, now: float) -> list[Effect]:
-        """Timers: heartbeats, suspicion votes. Call at least a few times a second."""
-        if self.timers.heartbeat_due(now):
+        """Timers: heartbeats, suspicion votes. Call at least a few times a second. A seat
+        that knows it was removed beats no more: its silence is what shows the seats that
+        told it that it heard (:meth:`untold`), even while a window still shows the end."""
+        if self.timers.heartbeat_due(now) and not self.removed_me:
             head, length = self.replica.head, len(self.replica.chain)
             for seat, body in self.beats.round(head, length, self.seating, self.seat):
                 self._out.append(Send(self._seal(0, body).to_bytes(), to=seat))

@@ -168,8 +168,8 @@ def test_a_tell_lost_on_its_way_is_not_told_while_the_removed_seat_still_beats()
     """The host dies after round 1, the others vote it out and finish; it restarts from its
     journal, and its heartbeats reach them while their frames to it are lost (its links not
     up yet). Each of them answers with the removal, which never arrives: the seat is still
-    untold (the finished peers must not leave), until a tell gets through, it learns it was
-    removed and its process exits; two silent heartbeat intervals later it counts as told.
+    untold (the finished peers must not leave), until a tell gets through and it learns it
+    was removed: it beats no more, and two silent heartbeat intervals later counts as told.
     (untold() counted the first tell as told: every peer left at once, the host waited.)"""
     net = FakeNet(4, FAST, seed=3)
     net.run_until(lambda: any(isinstance(e, ev.RoundResolved) for e in net.events[1]))
@@ -188,8 +188,7 @@ def test_a_tell_lost_on_its_way_is_not_told_while_the_removed_seat_still_beats()
     assert all(net.machines[s].untold(net.now) == {0} for s in (1, 2, 3))
     net.route = original
     net.run_until(lambda: host.removed_me, max_steps=5_000)
-    assert host.outcome is Outcome.REMOVED
-    net.crash(0)
+    assert host.outcome is Outcome.REMOVED  # still running (a window showing the end)...
     assert all(net.machines[s].untold(net.now) == {0} for s in (1, 2, 3)), "not yet: it may beat"
     exited = net.now
     net.run_until(lambda: net.now > exited + 2.5, max_steps=5_000)
