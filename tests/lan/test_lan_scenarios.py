@@ -44,10 +44,6 @@ MISSING_TOLD = ("issue 13: a removed peer is told but exits 1 'game not finished
 MISSING_CUT = ("issue 13: after a one-way cut nobody is removed, but the cut-off peer catches "
                "every act up through sync (it never gets the other's acks live): the game "
                "ends within 30 s of the cut in 1 run of 3")
-MISSING_DEAF_HOST = ("issue 13 §1: a host restarted from its journal hears no frame (two links "
-                     "under one routing id); the others answer its heartbeat only once it is "
-                     "heard")
-
 
 def exit_within(peer: Peer, seconds: float) -> int | None:
     """The peer's exit code if it exits within ``seconds``, else None (it keeps running)."""
@@ -172,7 +168,6 @@ def test_the_host_killed_and_restarted_within_the_grace_is_back_in_its_seat(
     assert not [line for p in (back, b1, b2, b3) for line in left_lines(p)], table.explain()
 
 
-@pytest.mark.xfail(strict=True, reason=MISSING_DEAF_HOST)
 def test_the_host_restarted_after_its_removal_is_told_and_exits_within_5s(
     table: LanTable,
 ) -> None:
