@@ -40,6 +40,15 @@ def table(tmp_path: Path, peers: list[Peer], players: int, *host_extra: str) -> 
     return list(peers)
 
 
+def resumed_host(tmp_path: Path, peers: list[Peer], *extra: str) -> Peer:
+    """The killed host started again with ``--resume`` (its own journal, its identity)."""
+    back = Peer("host", ["host", "--resume", "--headless", "--name", "host",
+                         "--identity", str(tmp_path / "host.id"), "--json", "--level", "easy",
+                         "--timeout", "90", *extra, *loopback_net(free_tcp_port())])
+    peers.append(back)
+    return back
+
+
 def exit_within(peer: Peer, seconds: float) -> int | None:
     try:
         return peer.proc.wait(timeout=seconds)
@@ -103,10 +112,7 @@ def test_the_host_killed_and_restarted_from_its_journal_within_the_grace_is_back
     host, *bots = table(tmp_path, peers, 4, "--grace", "30")
     assert host.wait_line("round 1 resolved", 60), host.explain()
     host.kill9()
-    back = Peer("host", ["host", "--resume", "--headless", "--name", "host",
-                         "--identity", str(tmp_path / "host.id"), "--json", "--level", "easy",
-                         "--timeout", "90", *loopback_net(free_tcp_port())])
-    peers.append(back)
+    back = resumed_host(tmp_path, peers)
     one_hash(finish([back, *bots]))
     assert not any(" left (" in line for p in (back, *bots) for line in p.lines), back.explain()
 
@@ -166,10 +172,7 @@ def test_a_host_restarted_after_its_removal_is_told_and_exits_removed(
     assert host.wait_line("round 1 resolved", 60), host.explain()
     host.kill9()
     assert bots[0].wait_line("host left", 30), bots[0].explain()
-    back = Peer("host", ["host", "--resume", "--headless", "--name", "host",
-                         "--identity", str(tmp_path / "host.id"), "--json", "--level", "easy",
-                         "--timeout", "90", "-v", *loopback_net(free_tcp_port())])
-    peers.append(back)
+    back = resumed_host(tmp_path, peers, "-v")
     code = exit_within(back, TOLD_WITHIN)
     assert code == Exit.REMOVED, f"exit {code}\n{back.explain()}\n{bots[0].explain()}"
     finish(bots)
