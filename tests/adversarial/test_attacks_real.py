@@ -101,7 +101,11 @@ def test_forged_replayed_out_of_turn_illegal_and_malformed_frames_change_nothing
         if "out-of-turn" not in fired and to_act is not None and to_act != m.seat:
             node.send_raw(node.seal(Act(rep.head, "raise", 9, 6, ""), seq=rep.epoch.acts))
             fired["out-of-turn"] = True
-        if "illegal" not in fired and to_act == m.seat and rep.engine.standing_bid is not None:
+        if ("illegal" not in fired and to_act == m.seat and rep.engine.standing_bid is not None
+                and m.legal_actions()):
+            # only before our machine signs its own act for this slot: sent after it, the
+            # illegal act is a second signed entry for the slot, a real proof of equivocation
+            # (1 CI run: the sender was expelled for it before the replay could fire)
             bid = rep.engine.standing_bid
             # a "raise" to a lower quantity of the same face: illegal under every rule set
             lower = Act(rep.head, "raise", max(1, bid.count - 1), bid.face, "")
