@@ -5,7 +5,8 @@ The UI (``dudo_p2p.ui``) knows only sessions; this module gives it:
 - a session factory: "play against N bots" hosts a table on loopback and starts N bot peer
   processes (:func:`~dudo_p2p.session.bot_table.start_bot_table`); "create" hosts a table on
   the LAN (beacons on every interface) and fills the chosen number of seats with bot peers,
-  leaving the rest for players who join; "join" sits at the table at ``host:port``;
+  leaving the rest for players who join; "join" sits at the table at ``host:port``, or at
+  the one the LAN beacons show under a typed ``CODE[@FINGERPRINT]``;
   "hot-seat" is the in-process table (nobody else on the network);
 - a directory of the tables seen on the LAN, from the discovery beacons.
 
@@ -129,12 +130,18 @@ class NetworkTables:
         return NodeSession(node, timer_bot=bot.decide, on_close=[stop])
 
     def _join(self, request: TableRequest) -> Session:
-        address = parse_address(request.address)
-        if address is None:
-            raise Unavailable(f"not host:port: {request.address!r}")
-        node = Node.join(self.identity, request.name or self.name, self._net(),
-                         addresses=[address],
-                         discover=False, journal_dir=paths.journal_dir())
+        if request.code:  # CODE[@FINGERPRINT]: the table the beacons show, by that host
+            table, pin = common.parse_table(request.code, None)
+            node = Node.join(self.identity, request.name or self.name, self._net(),
+                             table=table, pin=pin, discover=True,
+                             journal_dir=paths.journal_dir())
+        else:
+            address = parse_address(request.address)
+            if address is None:
+                raise Unavailable(f"not host:port: {request.address!r}")
+            node = Node.join(self.identity, request.name or self.name, self._net(),
+                             addresses=[address],
+                             discover=False, journal_dir=paths.journal_dir())
         bot = make_bot(request.bot_level, random.Random())
         return NodeSession(node, timer_bot=bot.decide)
 

@@ -47,6 +47,8 @@ class Seeker:
     refused_hosts: set[bytes] = field(default_factory=set)
     reasons: list[RefusalReason] = field(default_factory=list)
     hosts_of_code: dict[bytes, str] = field(default_factory=dict)  # key -> fingerprint
+    # with a pin: the other keys offering our code (a mistyped fingerprint, or an impostor)
+    other_hosts: dict[bytes, str] = field(default_factory=dict)
     chosen: bytes | None = None  # --discover alone: the one host we are trying now
     stranded_at: float | None = None  # --discover alone: refused, looking for another table
     dropped: set[bytes] = field(default_factory=set)  # target keys that refused us
@@ -70,10 +72,15 @@ class Seeker:
         self.stranded_at = None
 
     def heard(self, beacon: Beacon, *, seeking: bool) -> str | None:
-        """Note who offers our code; two keys and no pin while ``seeking``: ambiguous. A
+        """Note who offers our code (with a pin, the keys that are not the one chosen:
+        :attr:`other_hosts`); two keys and no pin while ``seeking``: ambiguous. A
         second key heard once we were welcomed returns a warning to log (once): we may sit
         at an impostor's table, or the other one is; the fingerprints tell them apart."""
-        if self.table is None or self.pin is not None or beacon.table_code != self.table:
+        if self.table is None or beacon.table_code != self.table:
+            return None
+        if self.pin is not None:
+            if not self.pin.matches(beacon.peer_id):  # said when the table is not found
+                self.other_hosts.setdefault(beacon.peer_id, fingerprint(beacon.peer_id))
             return None
         new = beacon.peer_id not in self.hosts_of_code
         self.hosts_of_code.setdefault(beacon.peer_id, fingerprint(beacon.peer_id))

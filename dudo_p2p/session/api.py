@@ -45,7 +45,9 @@ class Gathering:
     the table as a friend types it (``CODE@FINGERPRINT``; "" while unknown). ``names``: the
     seats taken so far, host first; ``seats``: how many the table has (0: not known yet).
     ``addresses``: "ip:port" where the host can be reached (hosting only; empty when only
-    loopback exists).
+    loopback exists). ``fingerprints``: each seat's key fingerprint, beside ``names``
+    (empty when the host did not send them). ``others``: joining by ``CODE@FINGERPRINT``,
+    the ``CODE@FINGERPRINT`` of tables with our code whose host is another key.
     """
 
     hosting: bool
@@ -57,6 +59,8 @@ class Gathering:
     names: tuple[str, ...] = ()
     seats: int = 0
     addresses: tuple[str, ...] = ()
+    fingerprints: tuple[str, ...] = ()
+    others: tuple[str, ...] = ()
 
 
 @runtime_checkable

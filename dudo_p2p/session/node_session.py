@@ -141,6 +141,7 @@ class NodeSession:
                 host_fingerprint=fingerprint(node.identity.public_key),
                 names=tuple(p.name for p in lobby.players), seats=lobby.seats_total,
                 addresses=reachable(node),
+                fingerprints=tuple(fingerprint(p.pub) for p in lobby.players),
             )
         host, reason = lobby.host_pub, node.gave_up
         return Gathering(
@@ -149,6 +150,7 @@ class NodeSession:
             why=node.seeker.why if reason is not None else "",
             code=code, host_fingerprint=fingerprint(host) if host is not None else "",
             names=lobby.roster, seats=lobby.seats_total,
+            others=tuple(f"{code}@{fp}" for fp in node.seeker.other_hosts.values()),
         )
 
     def start_now(self) -> None:

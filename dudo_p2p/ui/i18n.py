@@ -111,9 +111,10 @@ ES: dict[str, str] = {
     "lobby.table_row": "{code}  ·  {players}/{seats} jugadores",
     "lobby.other_language": "English",
     "lobby.join": "Unirse",
-    "lobby.join_address": "Unirse por dirección",
-    "lobby.address_hint": "host:puerto",
-    "lobby.bad_address": "Dirección no válida: escribe host:puerto",
+    "lobby.join_address": "Unirse por dirección o código",
+    "lobby.address_hint": "host:puerto o CÓDIGO@HUELLA",
+    "lobby.bad_address": "No es una dirección ni un código: escribe host:puerto, o el "
+                         "código de la mesa (CÓDIGO o CÓDIGO@HUELLA)",
     "lobby.quick": "Jugar ya contra bots",
     "lobby.play_bots": "Jugar contra {n} bots",
     "lobby.hotseat": "Mismo dispositivo ({n} jugadores)",
@@ -335,6 +336,11 @@ ES: dict[str, str] = {
     "wait.no_addresses": "Solo en este equipo (no hay red)",
     "wait.seats": "Asientos {n}/{total}",
     "wait.keys": "Esc o Cancelar: volver al salón",
+    "wait.seeking": "Buscando la mesa {code} en la red...",
+    "join.code_not_found": "Ninguna mesa {code} en la red en {s} s (¿está abierta? ¿está en "
+                           "otra red? prueba con su dirección)",
+    "join.code_other_host": "La mesa {code} que se ve es de otro anfitrión ({seen}), no de "
+                            "{fp}: comprueba la huella",
 }
 
 EN: dict[str, str] = {
@@ -386,9 +392,10 @@ EN: dict[str, str] = {
     "lobby.table_row": "{code}  ·  {players}/{seats} players",
     "lobby.other_language": "Español",
     "lobby.join": "Join",
-    "lobby.join_address": "Join by address",
-    "lobby.address_hint": "host:port",
-    "lobby.bad_address": "Not a valid address: type host:port",
+    "lobby.join_address": "Join by address or code",
+    "lobby.address_hint": "host:port or CODE@FINGERPRINT",
+    "lobby.bad_address": "Neither an address nor a code: type host:port, or the table's "
+                         "code (CODE or CODE@FINGERPRINT)",
     "lobby.quick": "Play bots now",
     "lobby.play_bots": "Play against {n} bots",
     "lobby.hotseat": "Same device ({n} players)",
@@ -609,6 +616,11 @@ EN: dict[str, str] = {
     "wait.no_addresses": "Only on this machine (no network)",
     "wait.seats": "Seats {n}/{total}",
     "wait.keys": "Esc or Cancel: back to the lobby",
+    "wait.seeking": "Looking for table {code} on the network...",
+    "join.code_not_found": "No table {code} on the network within {s} s (is it open? on "
+                           "another network? try its address)",
+    "join.code_other_host": "The table {code} in sight belongs to another host ({seen}), not "
+                            "{fp}: check the fingerprint",
 }
 
 CATALOGUE: Mapping[str, Mapping[str, str]] = {"es": ES, "en": EN}

@@ -1,4 +1,8 @@
-"""The lobby: tables on the LAN, join by address, create a table, or play bots right away.
+"""The lobby: tables on the LAN, join by address or code, create a table, or play bots.
+
+The join field takes what a host dictates: ``host:port``, or the table code ``CODE`` /
+``CODE@FINGERPRINT`` (found by the LAN beacons; with the fingerprint, only that host's
+table is taken).
 
 Same-device (hot-seat) play: "OK" opens a panel with one name field per player (in place of
 the LAN panels); empty fields read "Jugador n", names are cleaned and made distinct by
@@ -31,6 +35,7 @@ from dudo_p2p.ui.request import (
     clean_name,
     hotseat_names,
     parse_address,
+    parse_code,
 )
 from dudo_p2p.ui.scene import Host, Scene
 from dudo_p2p.ui.widgets import Button, TextField
@@ -43,6 +48,7 @@ JOIN_X = 480  # left edge of the Join buttons of the listed tables
 LANGUAGE_BUTTON = pygame.Rect(470, 24, 150, 44)  # top left, beside the title
 NAME_FIELD = pygame.Rect(262, 24, 196, 44)  # our name, between the title and the language
 MAX_HOTSEAT = 6
+JOIN_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:-[]_@"
 
 
 def _name_field(i: int) -> TextField:
@@ -64,7 +70,8 @@ class LobbyScene(Scene):
         self.level = "normal"
         self.timer_index = 0
         self.page = 0
-        self.address = TextField(pygame.Rect(60, 668, 380, 48))
+        # host:port, or CODE@FINGERPRINT (the '@' and any letter a fingerprint holds)
+        self.address = TextField(pygame.Rect(60, 668, 380, 48), allowed=JOIN_CHARS)
         self.naming = False  # the hot-seat names panel is open (it replaces the LAN panels)
         self.name_fields = [_name_field(i) for i in range(MAX_HOTSEAT)]
         self.message = ""
@@ -122,7 +129,13 @@ class LobbyScene(Scene):
                             name=self.player_name)
 
     def join(self, address: str) -> None:
-        """Join ``address`` if it reads as host:port; else say what is wrong."""
+        """Join ``address`` if it reads as host:port, or the table it names if it reads as a
+        table code (``CODE`` or ``CODE@FINGERPRINT``); else say what is wrong."""
+        code = parse_code(address)
+        if code is not None:
+            self._start(TableRequest("join", code=code, turn_timer_s=self.turn_timer,
+                                     name=self.player_name))
+            return
         if parse_address(address) is None:
             self.message = self.tr("lobby.bad_address")
             return

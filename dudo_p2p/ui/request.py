@@ -26,7 +26,9 @@ class TableRequest:
 
     - ``bots``: play now against ``bots`` bots (1..5), seats filled at once;
     - ``create``: host a table on the LAN, ``bots`` fill the seats nobody takes;
-    - ``join``: join the table at ``address`` ("host:port");
+    - ``join``: join the table at ``address`` ("host:port"), or, when ``code`` is given
+      (``CODE`` or ``CODE@FINGERPRINT``, as :func:`parse_code` reads it), the table the LAN
+      beacons show under that code (and that host key);
     - ``hotseat``: ``players`` humans (2..6) pass one device around, called ``names`` (as
       typed; :func:`hotseat_names` cleans them; a missing or empty one is "Jugador n").
 
@@ -44,6 +46,7 @@ class TableRequest:
     seed: int | None = None
     names: tuple[str, ...] = ()
     name: str = ""
+    code: str = ""
 
 
 class TableListing(Protocol):
@@ -82,6 +85,29 @@ def parse_address(text: str) -> tuple[str, int] | None:
     if not 1 <= number <= 65535:
         return None
     return host.strip("[]"), number
+
+
+# The table code's alphabet (net.beacon.TABLE_CODE_ALPHABET: the UI may not import net; a
+# test checks they are equal) and a fingerprint's (Crockford base 32, crypto.identity).
+CODE_CHARS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LEN = 5
+FINGERPRINT_CHARS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def parse_code(text: str) -> str | None:
+    """``"kq7xm"`` or ``"KQ7XM@kx45-evew"`` (what a host dictates: any case, the dash
+    optional, O/I/L read as 0/1/1 in the fingerprint) as ``"KQ7XM"`` or
+    ``"KQ7XM@KX45-EVEW"``; None when it is not a table code (an address, a typo)."""
+    code, sep, fp = text.strip().upper().partition("@")
+    code = code.strip()
+    if len(code) != CODE_LEN or any(ch not in CODE_CHARS for ch in code):
+        return None
+    if not sep:
+        return code
+    chars = fp.strip().replace("-", "").translate(str.maketrans("OIL", "011"))
+    if len(chars) != 8 or any(ch not in FINGERPRINT_CHARS for ch in chars):
+        return None
+    return f"{code}@{chars[:4]}-{chars[4:]}"
 
 
 MAX_NAME_CHARS = 16  # a hot-seat name longer than this is cut (the seat plate clips it too)

@@ -5,7 +5,10 @@ a join that gets no answer within :data:`JOIN_ANSWER_S` seconds, or that the hos
 (full, started, another key answered...), goes back to the lobby with a message saying what
 was tried and why. The host sees its waiting room: the table as a friend types it
 (``CODE@FINGERPRINT``, in big letters), every address this machine can be reached at, and the
-seats taken so far by name. Esc or the Cancel button leave at once, on either side.
+seats taken so far: each name with its key's fingerprint beside it. A join by table code
+that finds nothing within :data:`JOIN_ANSWER_S` says so, naming the other hosts that offer
+that code when we named one (a mistyped fingerprint, or an impostor). Esc or the Cancel
+button leave at once, on either side.
 
 The state comes from the session (:class:`~dudo_p2p.session.Gatherer`): the UI opens no
 socket and reads no interface itself.
@@ -48,10 +51,21 @@ def watch(scene: TableScene, now: float) -> bool:
         scene.host.back_to_lobby(tr("join.refused", why=why))
         return True
     if not state.answered and now - scene.entered_at >= JOIN_ANSWER_S:
-        scene.host.back_to_lobby(tr("join.no_answer", address=scene.request.address,
-                                    s=f"{JOIN_ANSWER_S:g}"))
+        scene.host.back_to_lobby(_no_answer(scene, state))
         return True
     return False
+
+
+def _no_answer(scene: TableScene, state: Gathering) -> str:
+    """What a join nobody answered in time tried: the address, or the code (and whose
+    tables with that code were seen instead, when we named a host)."""
+    tr, request, s = scene.tr, scene.request, f"{JOIN_ANSWER_S:g}"
+    if not request.code:
+        return tr("join.no_answer", address=request.address, s=s)
+    code, _, fp = request.code.partition("@")
+    if fp and state.others:
+        return tr("join.code_other_host", code=code, seen=", ".join(state.others), fp=fp)
+    return tr("join.code_not_found", code=request.code, s=s)
 
 
 def start_now(scene: TableScene) -> None:
@@ -88,6 +102,9 @@ def draw_waiting(scene: TableScene, surface: pygame.Surface) -> None:
         draw.text(surface, f"{state.code}@{state.host_fingerprint}", (640, 260), 28,
                   theme.GOLD, anchor="center")
         _seats(scene, surface, state, 320)
+    elif scene.request.kind == "join" and scene.request.code:
+        draw.text(surface, tr("wait.seeking", code=scene.request.code), (640, 360), 40,
+                  anchor="center", max_width=1200)
     elif scene.request.kind == "join":
         draw.text(surface, tr("wait.joining", address=scene.request.address), (640, 360), 40,
                   anchor="center", max_width=1200)
@@ -106,4 +123,10 @@ def _seats(scene: TableScene, surface: pygame.Surface, state: Gathering, top: in
     draw.text(surface, tr("wait.seats", n=len(state.names), total=state.seats), (640, top), 32,
               anchor="center")
     for i, name in enumerate(state.names):
-        draw.text(surface, name, (640, top + 50 + 38 * i), 28, anchor="center", max_width=600)
+        y = top + 50 + 38 * i
+        if i < len(state.fingerprints):  # the key beside the name: compare it aloud
+            draw.text(surface, name, (630, y), 28, anchor="midright", max_width=420)
+            draw.text(surface, state.fingerprints[i], (650, y), 24, theme.MUTED,
+                      anchor="midleft")
+        else:
+            draw.text(surface, name, (640, y), 28, anchor="center", max_width=600)

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 import pygame
 import pytest
 
+from dudo_p2p.node.node import Node
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _pygame_headless() -> Iterator[None]:
@@ -44,3 +46,13 @@ def clock() -> FakeClock:
 @pytest.fixture
 def surface() -> pygame.Surface:
     return pygame.Surface((1280, 800))
+
+
+@pytest.fixture
+def nodes() -> Iterator[list[Node]]:
+    """Real nodes a test makes (on loopback): closed at teardown if the test did not."""
+    made: list[Node] = []
+    yield made
+    for node in made:
+        if not node.closed:
+            node.close()

@@ -11,9 +11,11 @@ from dudo_p2p.rules import Dudo
 from dudo_p2p.session import Session
 from dudo_p2p.ui import draw, theme, widgets
 from dudo_p2p.ui.app import App
+from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.local_tables import local_factory
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
+from dudo_p2p.ui.waiting import JOIN_ANSWER_S
 
 from .conftest import FakeClock
 
@@ -95,3 +97,14 @@ def play_until(app: App, clock: FakeClock, scene: TableScene,
             else:
                 key(app, pygame.K_RETURN)
     raise AssertionError("the table never got there")
+
+
+def gives_up_at_five_seconds(app: App, clock: FakeClock) -> None:
+    """A join nobody answered: still waiting 0.1 s before the 5 s rule, in the lobby 0.1 s
+    after it (the app's clock moved by hand)."""
+    clock.advance(JOIN_ANSWER_S - 0.1)
+    app.frame()
+    assert isinstance(app.scene, TableScene), "gave up before 5 s"
+    clock.advance(0.2)
+    app.frame()
+    assert isinstance(app.scene, LobbyScene), "still waiting after 5 s"

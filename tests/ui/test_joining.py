@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pygame
 import pytest
@@ -28,7 +28,7 @@ from dudo_p2p.ui.table import TableScene
 from dudo_p2p.ui.waiting import JOIN_ANSWER_S
 
 from .conftest import FakeClock
-from .helpers import TextRecorder, click_button, key
+from .helpers import TextRecorder, click_button, gives_up_at_five_seconds, key
 
 NET = NetConfig(bind="127.0.0.1", discovery=False)
 PUMP_S = 5.0  # bound on real time for loopback nodes to hear each other
@@ -40,15 +40,6 @@ def dead_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
     return port
-
-
-@pytest.fixture
-def nodes() -> Iterator[list[Node]]:
-    made: list[Node] = []
-    yield made
-    for node in made:
-        if not node.closed:
-            node.close()
 
 
 def joiner(nodes: list[Node], name: str, port: int) -> NodeSession:
@@ -94,12 +85,7 @@ def test_joining_a_dead_address_says_what_was_tried_within_five_seconds(
     end = time.monotonic() + 0.5  # let the node say its hellos into the void for real
     while time.monotonic() < end:
         session.wait(0.05)
-    clock.advance(JOIN_ANSWER_S - 0.1)
-    app.frame()
-    assert isinstance(app.scene, TableScene), "gave up before 5 s"
-    clock.advance(0.2)
-    app.frame()
-    assert isinstance(app.scene, LobbyScene)
+    gives_up_at_five_seconds(app, clock)
     assert app.scene.message.startswith(f"Nadie contestó en 127.0.0.1:{port} en 5 s")
     assert session.node.closed  # the failed join's node is closed, its port freed
 

@@ -156,7 +156,8 @@ def test_lobby_join_checks_the_address_and_lists_tables(clock: FakeClock,
         assert "K7Q2P@SA4V-YESP  ·  Ana  ·  2/6" in recorder.frame(app)
     lobby.address.value = "nonsense"
     click_button(app, "join_address")
-    assert lobby.message == "Not a valid address: type host:port"
+    assert lobby.message == ("Neither an address nor a code: type host:port, or the table's "
+                             "code (CODE or CODE@FINGERPRINT)")
     click_button(app, "join_0")  # joining needs the network: said in plain words
     assert isinstance(app.scene, LobbyScene)
     assert app.scene.message == app.tr("error.join_unavailable")
