@@ -365,6 +365,11 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         author = self.seating.seat_of(env.author)
         if author is None:
             raise RemoteProtocolError("entry by an unknown author")
+        if self.abandoned:
+            # the game ended abandoned for us (§4.6): an entry chained now could still
+            # finish it with a winner (the last result signature of a seat we claimed
+            # silent), so the log stays where the claim found it
+            return
         if self.entries.rivals(env, digest):
             self._equivocation(env, now)
             return

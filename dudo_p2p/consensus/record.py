@@ -236,15 +236,19 @@ def verify_record(
         except DudoError as exc:
             raise RecordViolation(-1, f"abandoned: {exc}") from exc
     engine = replica.engine
+    # the game is won once every seat of its last epoch signed the result (phase OVER), not
+    # when the last round resolves: a game abandoned between the two (the winner's
+    # signature never came) names no winner (soak seeds 503, 702)
+    finished = replica.phase is EpochPhase.OVER and engine.winner is not None
     return Summary(
         names=seating.names,
-        winner=engine.winner,
+        winner=engine.winner if finished else None,
         rounds=len(engine.results),
         epochs=replica.epoch.number,
         items=len(items),
         removals=tuple(verifier.removals),
         log_hash=replica.head.hex(),
-        finished=engine.winner is not None,
+        finished=finished,
         abandoned=abandoned is not None,
     )
 

@@ -315,3 +315,35 @@ def test_dudo_p2p_verify_says_a_game_was_abandoned(
     assert verify.run(argparse.Namespace(file=path, json=True)) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["abandoned"] is True and doc["winner"] is None
+
+
+def test_a_result_signature_arriving_after_the_game_was_abandoned_names_no_winner() -> None:
+    """Two seats: the last round resolves (the dice decided the game), then seat 1 is cut
+    off one way (nothing it sends reaches seat 0) and seat 0's result signature to it is
+    held 20 s. Seat 0 claims seat 1 silent: both abandon the game (§4.6). When the held
+    signature lands at last, seat 1 must not finish the game with it: no GameOver after
+    GameAbandoned on either seat, and both records verify as abandoned with no winner (a
+    record chained to OVER and abandoned is refused by ``check_abandoned``)."""
+    net = FakeNet(2, RuleSet(starting_dice=3), seed=5)
+    held: list[float] = []
+    plain = net.route
+
+    def route(src: int, dst: int, frame: bytes, now: float) -> list[float]:
+        if net.machines[src].replica.engine.winner is None:
+            return plain(src, dst, frame, now)
+        if src == 1:
+            return []  # cut off
+        if open_envelope(frame).kind == "result-sign":
+            held.append(now + 20.0)
+            return [now + 20.0]
+        return plain(src, dst, frame, now)
+
+    net.route = route
+    net.run_until(lambda: all(m.abandoned for m in net.machines))
+    assert held and net.now < held[0]
+    assert net.machines[1].replica.engine.winner is not None  # the dice decided it
+    net.run_until(lambda: net.now > held[0] + 1.0)
+    for seat, m in enumerate(net.machines):
+        assert not [e for e in net.events[seat] if isinstance(e, ev.GameOver)], seat
+        summary = verify_record(m.record(net.genesis, net.signatures))
+        assert summary.abandoned and summary.winner is None and not summary.finished
