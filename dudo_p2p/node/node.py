@@ -52,6 +52,8 @@ from dudo_p2p.consensus.lobby import (
     SendTo,
     peek_kind,
 )
+from dudo_p2p.consensus.lobby_host import HostLobby
+from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.consensus.machine import Effect, Emit, Log, Persist, Send, TableMachine
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.consensus.watching import WATCH_KINDS, Desk, Note
@@ -162,7 +164,7 @@ class Node:
         self.auto_journal: Path | None = None
         self.left = False
         self.records: list[bytes] = []  # every record journalled (the game's --record copy)
-        self.lobby: Lobby = Lobby.joining(identity, self.name, net.bind, self.links.port)
+        self.lobby: Lobby = JoinerLobby(identity, self.name, net.bind, self.links.port)
         self.machine: TableMachine | None = None
         self.seated: Seated | None = None
         self.events: list[Event] = []
@@ -201,7 +203,7 @@ class Node:
         Without ``journal_path`` the game journals itself into ``journal_dir``, if given."""
         node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir)
         code = table or new_table_code(node.rng)
-        node.lobby = Lobby.hosting(
+        node.lobby = HostLobby(
             identity, name, net.bind, node.links.port, table=code,
             game_id=node.rng.randbytes(16), seats=seats, rules=rules,
             turn_timer_ms=turn_timer_ms, grace_ms=grace_ms,
@@ -229,13 +231,14 @@ class Node:
         key ``pin`` matches when given: an answer signed by another key is refused). Without
         ``journal_path`` the game journals itself into ``journal_dir``, if given."""
         node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir)
-        node.lobby = Lobby.joining(identity, name, net.bind, node.links.port, table=table,
-                                   pin=pin, accept_rules=accept_rules)
+        lobby = JoinerLobby(identity, name, net.bind, node.links.port, table=table, pin=pin,
+                            accept_rules=accept_rules)
+        node.lobby = lobby
         node.seeker = Seeker(table, pin, discovering=discover and node.discovery is not None)
         now = node.clock()
         for host, port in addresses:
             key = f"join:{host}:{port}".encode()  # placeholder until the host's welcome
-            node.carry_out(node.lobby.add_target(key, host, port, now))
+            node.carry_out(lobby.add_target(key, host, port, now))
         node._update_beacon()
         return node
 
@@ -343,7 +346,7 @@ class Node:
         elif self.machine is None and now >= self.next_tick:
             self.next_tick = now + TICK_EVERY
         self.carry_out(batch)
-        if self.seeker.give_up_at() is not None and not self.lobby.targets:
+        if self.seeker.give_up_at() is not None and not self._has_targets():
             self.seeker.look_again(now)
             if self.seeker.gave_up is not None:
                 log.warning("%s", self.seeker.why)
@@ -421,13 +424,19 @@ class Node:
         if key in self.seeker.dropped:
             return []
         self.seeker.choose(beacon.peer_id)
+        if not isinstance(self.lobby, JoinerLobby):
+            return []  # only a joiner says hello
         return self.lobby.add_target(key, seen.host, beacon.port, now, claimed=beacon.peer_id)
+
+    def _has_targets(self) -> bool:
+        """Whether our lobby is a joiner's with a target that has not refused it yet."""
+        return isinstance(self.lobby, JoinerLobby) and bool(self.lobby.targets)
 
     def _refused(self, effect: Refused) -> list[LobbyEffect]:
         """Note a refusal; when it was our last target, move on or stop (seeking.py)."""
         self.stats.refusals.append(effect.reason)
         self.seeker.refused(effect.peer, effect.host, effect.reason)
-        if self.lobby.phase is not Phase.SEEKING or self.lobby.targets:
+        if self.lobby.phase is not Phase.SEEKING or self._has_targets():
             return []
         now = self.clock()
         others = self.discovery.peers(now).values() if self.discovery is not None else ()
@@ -608,7 +617,7 @@ class Node:
         pub = self.identity.public_key
         port = self.links.port
         lobby = self.lobby
-        if not lobby.is_host or lobby.table is None:
+        if not isinstance(lobby, HostLobby) or lobby.table is None:
             beacon = Beacon(pub, port, name=_beacon_name(self.name))
         else:
             if self.seated is not None:
@@ -646,8 +655,9 @@ class Node:
             self.carry_out(list(self.machine.talk(phrase, self.clock())))
 
     def start_now(self) -> None:
-        """Host: seat the players gathered so far, at least two (``Lobby.start_now``)."""
-        self.carry_out(list(self.lobby.start_now(self.clock())))
+        """Host: seat the players gathered so far, at least two (``HostLobby.start_now``)."""
+        if isinstance(self.lobby, HostLobby):
+            self.carry_out(list(self.lobby.start_now(self.clock())))
         self._update_beacon()
 
     def leave(self) -> None:

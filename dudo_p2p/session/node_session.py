@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from dudo_p2p.consensus.lobby_host import HostLobby
+from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.crypto.identity import fingerprint
 from dudo_p2p.errors import IllegalAction
 from dudo_p2p.node.gathering import reachable
@@ -135,28 +137,31 @@ class NodeSession:
             return None
         lobby = node.lobby
         code = lobby.table or ""
-        if lobby.is_host:
-            return Gathering(
-                hosting=True, answered=True, code=code,
-                host_fingerprint=fingerprint(node.identity.public_key),
-                names=tuple(p.name for p in lobby.players), seats=lobby.seats_total,
-                addresses=reachable(node),
-                fingerprints=tuple(fingerprint(p.pub) for p in lobby.players),
-            )
-        host, reason = lobby.host_pub, node.gave_up
-        return Gathering(
-            hosting=False, answered=host is not None,
-            refused=reason.value if reason is not None else "",
-            why=node.seeker.why if reason is not None else "",
-            code=code, host_fingerprint=fingerprint(host) if host is not None else "",
-            names=lobby.roster, seats=lobby.seats_total,
-            others=tuple(f"{code}@{fp}" for fp in node.seeker.other_hosts.values()),
-        )
+        match lobby:
+            case HostLobby():
+                return Gathering(
+                    hosting=True, answered=True, code=code,
+                    host_fingerprint=fingerprint(node.identity.public_key),
+                    names=tuple(p.name for p in lobby.players), seats=lobby.seats_total,
+                    addresses=reachable(node),
+                    fingerprints=tuple(fingerprint(p.pub) for p in lobby.players),
+                )
+            case JoinerLobby():
+                host, reason = lobby.host_pub, node.gave_up
+                return Gathering(
+                    hosting=False, answered=host is not None,
+                    refused=reason.value if reason is not None else "",
+                    why=node.seeker.why if reason is not None else "",
+                    code=code, host_fingerprint=fingerprint(host) if host is not None else "",
+                    names=lobby.roster, seats=lobby.seats_total,
+                    others=tuple(f"{code}@{fp}" for fp in node.seeker.other_hosts.values()),
+                )
+        return None  # a resumed peer's lobby: seated already
 
     def start_now(self) -> None:
         """Hosting, gathering: start with the players who joined so far (at least two; the
         table shrinks to them). Does nothing otherwise (:class:`~dudo_p2p.session.api.Gatherer`)."""
-        if self.node.machine is None and self.node.lobby.is_host:
+        if self.node.machine is None and isinstance(self.node.lobby, HostLobby):
             self.node.start_now()
 
     def talk(self, phrase: int) -> None:

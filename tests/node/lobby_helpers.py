@@ -14,6 +14,8 @@ from dudo_p2p.consensus.lobby import (
     SendTo,
     peek_kind,
 )
+from dudo_p2p.consensus.lobby_host import HostLobby
+from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.consensus.machine import Log
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.protocol.refusals import RefusalReason
@@ -68,10 +70,10 @@ class Room:
         self.run({k: lobby.tick(now) for k, lobby in self.lobbies.items()}, now)
 
 
-def table(n: int) -> tuple[list[Identity], Lobby, list[Lobby]]:
+def table(n: int) -> tuple[list[Identity], HostLobby, list[JoinerLobby]]:
     people = ids(n)
-    host = Lobby.hosting(people[0], "host", "0.0.0.0", 4000, table="KQ7XM", game_id=GAME_ID,
-                         seats=n, rules=RuleSet(), turn_timer_ms=0)
-    joiners = [Lobby.joining(p, f"j{i}", "0.0.0.0", 4001 + i, table="KQ7XM")
+    host = HostLobby(people[0], "host", "0.0.0.0", 4000, table="KQ7XM", game_id=GAME_ID,
+                     seats=n, rules=RuleSet(), turn_timer_ms=0)
+    joiners = [JoinerLobby(p, f"j{i}", "0.0.0.0", 4001 + i, table="KQ7XM")
                for i, p in enumerate(people[1:])]
     return people, host, joiners

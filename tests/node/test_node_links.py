@@ -81,13 +81,14 @@ def test_the_placeholder_link_becomes_the_hosts_link_after_the_welcome() -> None
 
 
 def test_the_welcome_rekeys_the_target_that_reached_the_host_and_closes_the_others() -> None:
-    from dudo_p2p.consensus.lobby import Connect, Lobby
+    from dudo_p2p.consensus.lobby import Connect
+    from dudo_p2p.consensus.lobby_joiner import JoinerLobby
     from dudo_p2p.protocol.envelope import seal_envelope
     from dudo_p2p.protocol.kinds import Welcome
 
     rng = random.Random(5)
     host_id, joiner_id = (Identity.generate(rng.randbytes) for _ in range(2))
-    lobby = Lobby.joining(joiner_id, "j", "127.0.0.1", 4001)
+    lobby = JoinerLobby(joiner_id, "j", "127.0.0.1", 4001)
     lobby.add_target(b"join:a", "10.0.0.1", 4000, 0.0)
     lobby.add_target(b"join:b", "10.0.0.2", 4000, 0.0)
     welcome = Welcome("KQ7XM", bytes(range(1, 17)), ("host", "j"), 3, 4000)

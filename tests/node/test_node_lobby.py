@@ -6,7 +6,8 @@ from pathlib import Path
 
 from lobby_helpers import GAME_ID, Room, ids, table
 
-from dudo_p2p.consensus.lobby import Lobby, Phase, SendTo
+from dudo_p2p.consensus.lobby import Phase, SendTo
+from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.consensus.machine import Log
 from dudo_p2p.node import journal
 from dudo_p2p.protocol.refusals import RefusalReason
@@ -52,8 +53,8 @@ def test_lost_signatures_are_resent_until_everyone_is_seated() -> None:
 def test_a_hello_for_another_table_or_a_full_table_is_refused() -> None:
     people, host, joiners = table(2)
     stranger = ids(4, seed=99)[3]
-    wrong = Lobby.joining(stranger, "x", "0.0.0.0", 5000, table="ZZZZZ")
-    late = Lobby.joining(ids(5, seed=98)[4], "late", "0.0.0.0", 5001, table="KQ7XM")
+    wrong = JoinerLobby(stranger, "x", "0.0.0.0", 5000, table="ZZZZZ")
+    late = JoinerLobby(ids(5, seed=98)[4], "late", "0.0.0.0", 5001, table="KQ7XM")
     lobbies = {people[0].public_key: host, people[1].public_key: joiners[0],
                stranger.public_key: wrong, late.identity.public_key: late}
     room = Room(lobbies)

@@ -13,12 +13,13 @@ from dudo_p2p.consensus.lobby import (
     SEAT_HOLD,
     SIGN_WITHIN,
     STAY_EVERY,
-    Lobby,
     Phase,
     Refused,
     SendTo,
     peek_kind,
 )
+from dudo_p2p.consensus.lobby_host import HostLobby
+from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.errors import InvalidValue, RemoteProtocolError
 from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
@@ -30,12 +31,12 @@ from dudo_p2p.rules import RuleSet
 CODE = "KQ7XM"
 
 
-def host_lobby(who: Identity, seats: int, name: str = "host", port: int = 4000) -> Lobby:
-    return Lobby.hosting(who, name, "0.0.0.0", port, table=CODE, game_id=GAME_ID, seats=seats,
-                         rules=RuleSet(), turn_timer_ms=0)
+def host_lobby(who: Identity, seats: int, name: str = "host", port: int = 4000) -> HostLobby:
+    return HostLobby(who, name, "0.0.0.0", port, table=CODE, game_id=GAME_ID, seats=seats,
+                     rules=RuleSet(), turn_timer_ms=0)
 
 
-def say_hello(room: Room, joiner: Lobby, host: bytes, now: float) -> None:
+def say_hello(room: Room, joiner: JoinerLobby, host: bytes, now: float) -> None:
     room.run({joiner.identity.public_key: joiner.add_target(host, "127.0.0.1", 4000, now)}, now)
     room.run({joiner.identity.public_key: joiner.tick(now)}, now)
 
@@ -53,8 +54,8 @@ def run_clock(room: Room, start: float, end: float, step: float = 0.05) -> float
 
 def test_a_full_then_started_table_answers_a_late_hello_with_a_signed_typed_refusal() -> None:
     people, host, joiners = table(2)
-    late = Lobby.joining(ids(5, seed=98)[4], "late", "0.0.0.0", 5001, table=CODE)
-    later = Lobby.joining(ids(5, seed=97)[4], "later", "0.0.0.0", 5002, table=CODE)
+    late = JoinerLobby(ids(5, seed=98)[4], "late", "0.0.0.0", 5001, table=CODE)
+    later = JoinerLobby(ids(5, seed=97)[4], "later", "0.0.0.0", 5002, table=CODE)
     room = Room({people[0].public_key: host, people[1].public_key: joiners[0],
                  late.identity.public_key: late, later.identity.public_key: later},
                 drop={"genesis-sign"})
@@ -109,18 +110,18 @@ def test_a_hello_whose_name_is_empty_once_cleaned_is_refused_and_a_local_one_rai
     assert isinstance(env.body, Refusal) and env.body.reason == "bad_name"
     assert host.seats_taken == 1
     with pytest.raises(InvalidValue, match="empty once"):
-        Lobby.joining(who, " \u200d\u2066 ", "0.0.0.0", 5000)
+        JoinerLobby(who, " \u200d\u2066 ", "0.0.0.0", 5000)
 
 
 # ---- no evil twin -------------------------------------------------------------------------
 
 
-def twin_room(pin: KeyPin | None) -> tuple[Room, list[Identity], Lobby, Lobby, Lobby]:
+def twin_room(pin: KeyPin | None) -> tuple[Room, list[Identity], HostLobby, HostLobby, JoinerLobby]:
     """An honest host and an impostor with the same code and name, and one joiner that says
     hello to the impostor first (both are targets)."""
     honest_id, twin_id, joiner_id = ids(3, seed=11)
     honest, twin = host_lobby(honest_id, 2), host_lobby(twin_id, 2)
-    joiner = Lobby.joining(joiner_id, "bob", "0.0.0.0", 5000, table=CODE, pin=pin)
+    joiner = JoinerLobby(joiner_id, "bob", "0.0.0.0", 5000, table=CODE, pin=pin)
     room = Room({honest_id.public_key: honest, twin_id.public_key: twin,
                  joiner_id.public_key: joiner})
     for target in (twin_id, honest_id):
@@ -152,7 +153,7 @@ def test_the_honest_host_frees_the_seat_of_a_joiner_the_twin_captured() -> None:
     assert honest.phase is Phase.GATHERING and honest.seats_taken == 1
     assert any("freed the seat of bob" in line for line in room.logs)
     # Open again: the next joiner is seated and the game starts.
-    carol = Lobby.joining(ids(4, seed=12)[3], "carol", "0.0.0.0", 5001, table=CODE)
+    carol = JoinerLobby(ids(4, seed=12)[3], "carol", "0.0.0.0", 5001, table=CODE)
     room.lobbies[carol.identity.public_key] = carol
     say_hello(room, carol, people[0].public_key, 5.0)
     run_clock(room, 5.0, 6.0)
@@ -219,7 +220,7 @@ def test_a_seat_that_never_signs_is_freed_and_the_withdrawn_genesis_can_seat_nob
 def test_the_genesis_holds_clean_distinct_names_and_logs_hold_no_control_character() -> None:
     people = ids(4, seed=21)
     host = host_lobby(people[0], 4, name="Ana")
-    joiners = [Lobby.joining(p, name, "0.0.0.0", 5000 + i, table=CODE)
+    joiners = [JoinerLobby(p, name, "0.0.0.0", 5000 + i, table=CODE)
                for i, (p, name) in enumerate(zip(people[1:], [
                    "\u0410na",  # Cyrillic A
                    "\x1b[2K\rhost: bot1 left (silent)\n",

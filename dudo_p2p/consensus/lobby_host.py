@@ -1,0 +1,275 @@
+"""The host's side of the handshake (protocol.md §4.9; the steps in :mod:`.lobby`). Pure: no
+I/O, no clock.
+
+A :class:`HostLobby` holds seat 0: it answers every hello with a ``welcome`` or a signed
+``refused``, sends the new seats to every joiner whenever they change, frees the seat of a
+joiner unheard for :data:`~.lobby.SEAT_HOLD` seconds, proposes the genesis once every seat is
+taken (or at :meth:`HostLobby.start_now`), signs it last and hands every joiner the bundle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from dudo_p2p.consensus.effects import Log
+from dudo_p2p.consensus.genesis import Candidate, open_genesis, propose, sign
+from dudo_p2p.consensus.lobby import (
+    ANSWER_EVERY,
+    GENESIS_EVERY,
+    LOBBY_GAME_ID,
+    SEAT_HOLD,
+    SIGN_WITHIN,
+    UNSPECIFIED,
+    Connect,
+    Lobby,
+    LobbyEffect,
+    Phase,
+    SendTo,
+    cleaned_name,
+)
+from dudo_p2p.crypto.identity import Identity, fingerprint
+from dudo_p2p.errors import InvalidValue
+from dudo_p2p.protocol import names
+from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
+from dudo_p2p.protocol.kinds import GAME_ID_LEN, GenesisSign, Hello, Refusal, Welcome
+from dudo_p2p.protocol.refusals import RefusalReason
+from dudo_p2p.rules import RuleSet
+
+
+class HostLobby(Lobby):
+    """The host's lobby: seat 0 is ours; ``game_id`` is 16 random bytes from the node;
+    ``grace_ms`` the reconnect grace of the game (protocol.md §4.6). ``name`` is cleaned
+    (:func:`names.clean`); one that is empty once cleaned raises InvalidValue, and so do a
+    seat count outside 2-6 and a game id that is not 16 non-zero bytes."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        name: str,
+        link_host: str,
+        link_port: int,
+        *,
+        table: str,
+        game_id: bytes,
+        seats: int,
+        rules: RuleSet,
+        turn_timer_ms: int,
+        grace_ms: int = 0,
+    ) -> None:
+        super().__init__(identity, cleaned_name(name), link_host, link_port, table)
+        if not 2 <= seats <= 6:
+            raise InvalidValue(f"a table seats 2 to 6 players, not {seats}")
+        if len(game_id) != GAME_ID_LEN or game_id == LOBBY_GAME_ID:
+            raise InvalidValue("a game id is 16 random bytes")
+        self.phase = Phase.GATHERING
+        self.seats_total = seats
+        self.game_id = game_id
+        self.rules = rules
+        self.turn_timer_ms = turn_timer_ms
+        self.grace_ms = grace_ms  # the reconnect grace the genesis carries (§4.6)
+        self.players: list[Candidate] = [  # seat order so far
+            Candidate(identity.public_key, identity.x25519_public, self.name, self.link_host,
+                      link_port)
+        ]
+        self.heard: dict[bytes, float] = {}  # when each joiner last said hello
+
+    # ---- what the node asks ---------------------------------------------------------------
+
+    @property
+    def seats_taken(self) -> int:
+        return len(self.players)
+
+    def next_tick_at(self) -> float | None:
+        if self.phase is Phase.SIGNING:
+            assert self.signing is not None
+            return min(self.next_resend, self.signing.proposed_at + SIGN_WITHIN)
+        if self.phase is Phase.GATHERING and self.heard:
+            return min(self.heard.values()) + SEAT_HOLD
+        return None
+
+    def tick(self, now: float) -> list[LobbyEffect]:
+        """Free the seats of silent joiners while gathering; while signing, re-send the
+        genesis to the seats that have not signed it, and withdraw it from them once
+        :data:`~.lobby.SIGN_WITHIN` has passed."""
+        if self.phase is Phase.GATHERING:
+            return self._free_silent(now)
+        if self.phase is Phase.SIGNING:
+            assert self.signing is not None
+            if now >= self.signing.proposed_at + SIGN_WITHIN:
+                return self._withdraw(now)
+            if now >= self.next_resend:
+                self.next_resend = now + GENESIS_EVERY
+                return self._send_signing()
+        return []
+
+    def start_now(self, now: float) -> list[LobbyEffect]:
+        """Gathering, with at least two seats taken: the table shrinks to the seats taken and
+        the genesis is proposed at once (protocol.md §4.9 step 4). Nothing otherwise."""
+        if self.phase is not Phase.GATHERING or len(self.players) < 2:
+            return []
+        self.seats_total = len(self.players)
+        return self._propose(now)
+
+    # ---- receiving ------------------------------------------------------------------------
+
+    def _on_hello(
+        self, author: bytes, hello: Hello, address: str | None, now: float
+    ) -> list[LobbyEffect]:
+        host = address if address is not None else hello.host
+        if host in UNSPECIFIED or hello.port == 0:
+            return [Log("warning", f"hello from {fingerprint(author)} without a reachable "
+                                   "address")]
+        out: list[LobbyEffect] = [Connect(author, host, hello.port)]
+        seat = next((i for i, p in enumerate(self.players) if p.pub == author), None)
+        name = names.clean(hello.name)
+        refused = None
+        if hello.table and hello.table != self.table:  # "": whatever table is hosted here
+            refused = RefusalReason.UNKNOWN_TABLE
+        elif not name:
+            refused = RefusalReason.BAD_NAME
+        elif seat is None and self.phase is not Phase.GATHERING:
+            refused = RefusalReason.STARTED if self.phase is Phase.SEATED else RefusalReason.FULL
+        if refused is not None:
+            out.append(Log("info", f"refused {fingerprint(author)} ({names.shown(name)}): "
+                                   f"{refused.value}"))
+            out.append(SendTo(author, self._refusal(author, refused)))
+            return out
+        if seat is not None:
+            self.heard[author] = now
+            if self.phase is Phase.GATHERING:  # a stay, maybe from a moved peer
+                self.players[seat] = Candidate(author, hello.x25519, name, host, hello.port)
+                out.append(SendTo(author, self._welcome()))
+            elif self.phase is Phase.SIGNING:
+                # Not a welcome: one reaching a joiner that holds the genesis withdraws it.
+                assert self.signing is not None
+                out.append(SendTo(author, self.signing.genesis))
+            else:
+                out.extend(self._answer(author, now, force=True))
+            return out
+        seat = len(self.players)
+        self.players.append(Candidate(author, hello.x25519, name, host, hello.port))
+        self.heard[author] = now
+        out.append(Log("info", f"seat {seat}: {names.shown(name)} "
+                               f"({fingerprint(author)}) at {host}:{hello.port}"))
+        out.extend(self._send_roster())
+        if len(self.players) == self.seats_total:
+            out.extend(self._propose(now))
+        return out
+
+    def _on_refusal(
+        self, author: bytes, refusal: Refusal, sender: bytes, address: str | None
+    ) -> list[LobbyEffect]:
+        return [Log("info", "a refusal not meant for us; ignored")]
+
+    def _on_sign(self, frame: bytes, author: bytes, now: float) -> list[LobbyEffect]:
+        signing = self.signing
+        if signing is None:
+            return self._stale_sign(author, now)
+        read = self._read_sign(frame, signing)
+        if not isinstance(read, GenesisSign):
+            return [read]
+        if read.digest != signing.digest:
+            return self._stale_sign(author, now)
+        signing.signatures[signing.body.pubs.index(author)] = frame
+        n = len(signing.body.pubs)
+        if len(signing.signatures) == n - 1:
+            # every joiner signed: the host signs last and hands every joiner the bundle
+            genesis = open_envelope(signing.genesis, expect_round=0)
+            signing.signatures[0] = sign(self.identity, genesis).to_bytes()
+            out = self._seat_table(signing)
+            for pub in signing.body.pubs[1:]:
+                out.extend(self._answer(pub, now, force=True))
+            return out
+        if len(signing.signatures) < n:
+            return []
+        return self._seat_table(signing)
+
+    # ---- seats ----------------------------------------------------------------------------
+
+    def _send_roster(self) -> list[LobbyEffect]:
+        """A fresh welcome to every joiner: the seats changed."""
+        welcome = self._welcome()
+        return [SendTo(p.pub, welcome) for p in self.players[1:]]
+
+    def _free(self, pubs: set[bytes], why: str) -> list[LobbyEffect]:
+        out: list[LobbyEffect] = []
+        for p in self.players[1:]:
+            if p.pub in pubs:
+                out.append(Log("warning", f"freed the seat of {names.shown(p.name)} "
+                                          f"({fingerprint(p.pub)}): {why}"))
+                self.heard.pop(p.pub, None)
+        self.players = [self.players[0], *(p for p in self.players[1:] if p.pub not in pubs)]
+        return out
+
+    def _free_silent(self, now: float) -> list[LobbyEffect]:
+        silent = {pub for pub, at in self.heard.items() if now >= at + SEAT_HOLD}
+        if not silent:
+            return []
+        out = self._free(silent, f"not heard for {SEAT_HOLD:g} s")
+        return out + self._send_roster()
+
+    def _welcome(self) -> bytes:
+        body = Welcome(
+            table=self.table or "",
+            game_id=self.game_id,
+            names=names.distinct([p.name for p in self.players], [p.pub for p in self.players]),
+            seats_total=self.seats_total,
+            port=self.link_port,
+        )
+        return seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, body).to_bytes()
+
+    def _refusal(self, to: bytes, reason: RefusalReason) -> bytes:
+        body = Refusal(table=self.table or "", to=to, reason=reason.value)
+        return seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, body).to_bytes()
+
+    # ---- the genesis ----------------------------------------------------------------------
+
+    def _propose(self, now: float) -> list[LobbyEffect]:
+        assert self.table is not None
+        shown = names.distinct([p.name for p in self.players], [p.pub for p in self.players])
+        players = [replace(p, name=n) for p, n in zip(self.players, shown, strict=True)]
+        proposed = propose(self.identity, self.game_id, self.table, self.rules,
+                           self.turn_timer_ms, players, self.grace_ms)
+        frame = proposed.to_bytes()
+        env, body, _ = open_genesis(frame)
+        addresses = list(zip(body.hosts, body.ports, strict=True))
+        signing = self._hold(frame, env, body, addresses, now)  # the host signs last
+        return [Log("info", f"table {self.table} full: genesis proposed"),
+                *self._link_seats(signing), *self._send_signing()]
+
+    def _send_signing(self) -> list[LobbyEffect]:
+        """The genesis to every seat whose signature the host lacks."""
+        signing = self.signing
+        assert signing is not None
+        return [SendTo(pub, signing.genesis) for seat, pub in enumerate(signing.body.pubs)
+                if seat != 0 and seat not in signing.signatures]
+
+    def _withdraw(self, now: float) -> list[LobbyEffect]:
+        """Free every seat that has not signed the genesis in time and gather again. The host
+        never signed this genesis, so no peer can ever be seated by it."""
+        signing = self.signing
+        assert signing is not None
+        unsigned = [pub for seat, pub in enumerate(signing.body.pubs)
+                    if seat != 0 and seat not in signing.signatures]
+        out = self._free(set(unsigned), f"no signature on the genesis {SIGN_WITHIN:g} s after it "
+                                   "was proposed")
+        self.signing = None
+        self.phase = Phase.GATHERING
+        for p in self.players[1:]:
+            self.heard[p.pub] = now  # the signers were heard; a full hold to say hello again
+        out.append(Log("info", f"table {self.table}: genesis withdrawn, "
+                               f"{len(self.players)}/{self.seats_total} seats"))
+        # The freed get the new seats too: one that is alive (its frames were lost) drops the
+        # genesis, says hello again and is seated anew; one that went elsewhere ignores it.
+        welcome = self._welcome()
+        told = [*(p.pub for p in self.players[1:]), *unsigned]
+        return out + [SendTo(pub, welcome) for pub in told]
+
+    def _stale_sign(self, author: bytes, now: float) -> list[LobbyEffect]:
+        """A signature on a genesis we withdrew: its signer missed the welcome that said so.
+        Send it again (at most every ANSWER_EVERY), so it drops that genesis and says hello."""
+        if now < self.answered.get(author, -1.0) + ANSWER_EVERY:
+            return []
+        self.answered[author] = now
+        return [SendTo(author, self._welcome())]
+
