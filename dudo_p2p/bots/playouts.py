@@ -46,7 +46,7 @@ from dudo_p2p.bots.prob import (
     posterior_match_pmfs,
     total_pmf,
 )
-from dudo_p2p.rules import Action, Bid, Calzo, Dudo, Raise, SeatView, min_raise
+from dudo_p2p.rules import Action, Bid, Calzo, Dudo, Raise, RaiseContext, SeatView, min_raise
 
 __all__ = ["DEFAULT_CONFIG", "PlayoutConfig", "PlayoutEvaluator", "supported"]
 
@@ -125,6 +125,7 @@ class PlayoutEvaluator:
         self.rules = state.rules
         self.palifico = state.palifico_round is not None
         self.sucio = state.sucio
+        self.raise_context = RaiseContext(self.rules, palifico=self.palifico, sucio=self.sucio)
         self.wild = state.wild
         self.total = state.total_dice
         self.know = know
@@ -183,7 +184,7 @@ class PlayoutEvaluator:
             prev = Bid(*bid) if bid is not None else None
             found: list[tuple[int, int]] = []
             for face in range(1, 7):
-                r = min_raise(prev, face, self.rules, palifico=self.palifico, sucio=self.sucio)
+                r = min_raise(prev, face, self.raise_context)
                 if r is not None and r.count <= self.total:
                     found.append((r.count, r.face))
             out = tuple(found)

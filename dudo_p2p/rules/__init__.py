@@ -25,6 +25,7 @@ from dudo_p2p.rules.actions import (
 )
 from dudo_p2p.rules.bid import FACE_NAMES, Bid, spell_count
 from dudo_p2p.rules.legality import (
+    RaiseContext,
     count_showing,
     is_legal_raise,
     is_pasar_hand,
@@ -57,6 +58,7 @@ __all__ = [
     "Picado",
     "PlayerAction",
     "Raise",
+    "RaiseContext",
     "Remove",
     "Reveal",
     "RoundResult",

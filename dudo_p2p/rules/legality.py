@@ -2,7 +2,9 @@
 
 Every rule about raising is expressed by one function, ``min_raise``: the lowest legal bid on a
 given face after ``previous``. A bid is legal exactly when its count reaches that minimum, so
-``is_legal_raise``, ``why_not_raise`` and the engine's enumeration can never disagree.
+``is_legal_raise``, ``why_not_raise`` and the engine's enumeration can never disagree. What a
+raise is judged against besides the bids (the table's rules, and whether this round is a
+palifico or a sucio one, and V10 for the bidder) is one value, :class:`RaiseContext`.
 
 Three orderings exist:
 
@@ -33,11 +35,13 @@ Decisions implemented here (the same words are in protocol.md §1):
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from dudo_p2p.rules.bid import Bid
 from dudo_p2p.rules.ruleset import RuleSet
 
 __all__ = [
+    "RaiseContext",
     "count_showing",
     "is_legal_raise",
     "is_pasar_hand",
@@ -45,7 +49,6 @@ __all__ = [
     "why_not_raise",
 ]
 
-_DEFAULT = RuleSet()
 _FACE_EN = {1: "aces", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes"}
 
 
@@ -59,26 +62,35 @@ def count_showing(dice: Iterable[int], face: int, *, wild: bool) -> int:
     return sum(1 for d in dice if d == face)
 
 
+@dataclass(frozen=True)
+class RaiseContext:
+    """What a raise is judged against besides the bids: the table's ``rules``; ``palifico``:
+    this is a palifico round (D15); ``sucio``: a V19 juego-sucio round; ``face_change``: V10
+    applies to the bidder (only meaningful with ``palifico``). The default: an ordinary round
+    at the default table."""
+
+    rules: RuleSet = field(default_factory=RuleSet)
+    palifico: bool = False
+    sucio: bool = False
+    face_change: bool = False
+
+
 def _to_aces(count: int, rules: RuleSet) -> int:
     if rules.aces_conversion == "half_plus_one" and count % 2 == 0:
         return count // 2 + 1  # V2: an even count n needs n/2 + 1 aces
     return (count + 1) // 2  # D7 (and V2 for an odd count): ceil(n/2)
 
 
-def min_raise(
-    previous: Bid | None,
-    face: int,
-    rules: RuleSet = _DEFAULT,
-    *,
-    palifico: bool = False,
-    sucio: bool = False,
-    face_change: bool = False,
-) -> Bid | None:
-    """The lowest legal bid on ``face`` after ``previous`` (None: the opening), or None if no
-    bid on that face is legal (an opening on aces outside palifico/V19/V8, a locked palifico
-    face). ``sucio``: the round is a V19 juego-sucio round; ``face_change``: V10 applies to the
-    bidder (only meaningful with ``palifico``).
+_ORDINARY = RaiseContext()
+
+
+def min_raise(previous: Bid | None, face: int, context: RaiseContext = _ORDINARY) -> Bid | None:
+    """The lowest legal bid on ``face`` after ``previous`` (None: the opening) in ``context``,
+    or None if no bid on that face is legal (an opening on aces outside palifico/V19/V8, a
+    locked palifico face).
     """
+    rules, palifico, sucio = context.rules, context.palifico, context.sucio
+    face_change = context.face_change
     if not 1 <= face <= 6:
         return None
     if previous is None:
@@ -101,35 +113,19 @@ def min_raise(
     return Bid(previous.count if face > previous.face else previous.count + 1, face)  # D6
 
 
-def is_legal_raise(
-    previous: Bid | None,
-    bid: Bid,
-    rules: RuleSet = _DEFAULT,
-    *,
-    palifico: bool = False,
-    sucio: bool = False,
-    face_change: bool = False,
-) -> bool:
-    """True when ``bid`` may follow ``previous`` (None: ``bid`` opens the round)."""
-    lowest = min_raise(
-        previous, bid.face, rules, palifico=palifico, sucio=sucio, face_change=face_change
-    )
+def is_legal_raise(previous: Bid | None, bid: Bid, context: RaiseContext = _ORDINARY) -> bool:
+    """True when ``bid`` may follow ``previous`` (None: ``bid`` opens the round) in
+    ``context``."""
+    lowest = min_raise(previous, bid.face, context)
     return lowest is not None and bid.count >= lowest.count
 
 
 def why_not_raise(
-    previous: Bid | None,
-    bid: Bid,
-    rules: RuleSet = _DEFAULT,
-    *,
-    palifico: bool = False,
-    sucio: bool = False,
-    face_change: bool = False,
+    previous: Bid | None, bid: Bid, context: RaiseContext = _ORDINARY
 ) -> str | None:
-    """None if the raise is legal, else the reason in plain words, naming the minimum."""
-    lowest = min_raise(
-        previous, bid.face, rules, palifico=palifico, sucio=sucio, face_change=face_change
-    )
+    """None if the raise is legal in ``context``, else the reason in plain words, naming the
+    minimum."""
+    lowest = min_raise(previous, bid.face, context)
     if lowest is not None and bid.count >= lowest.count:
         return None
     if previous is None:
@@ -139,7 +135,8 @@ def why_not_raise(
             f"in a palifico round the face is locked to {_FACE_EN[previous.face]}: "
             f"the lowest bid is {previous.count + 1}x{previous.face}"
         )
-    wild = rules.aces_wild and not sucio and not palifico
+    rules = context.rules
+    wild = rules.aces_wild and not context.sucio and not context.palifico
     if wild and previous.face == 1 and bid.face != 1:
         return (
             f"after {previous} the lowest bid on another face is {lowest.count}x… "

@@ -38,7 +38,7 @@ from dudo_p2p.rules.actions import (
     Spin,
 )
 from dudo_p2p.rules.bid import Bid
-from dudo_p2p.rules.legality import min_raise, why_not_raise
+from dudo_p2p.rules.legality import RaiseContext, min_raise, why_not_raise
 from dudo_p2p.rules.results import Phase
 
 if TYPE_CHECKING:
@@ -186,16 +186,19 @@ def raise_problem(state: GameState, seat: int, bid: Bid) -> str | None:
     total = state.total_dice
     if bid.count > total:
         return f"there are only {total} dice on the table: the highest count is {total}"
-    return why_not_raise(state.standing_bid, bid, state.rules, **_raise_context(state, seat))
+    return why_not_raise(state.standing_bid, bid, raise_context(state, seat))
 
 
-def _raise_context(state: GameState, seat: int) -> dict[str, bool]:
+def raise_context(state: GameState, seat: int) -> RaiseContext:
+    """What a raise by ``seat`` is judged against now: the rules, a palifico or sucio round,
+    and V10 (a one-die seat other than the palifico owner may change the face)."""
     palifico = state.palifico_round
     face_change = (
         palifico is not None and state.rules.palifico_face_change and seat != palifico.seat
         and state.dice_counts[seat] == 1
     )
-    return {"palifico": palifico is not None, "sucio": state.sucio, "face_change": face_change}
+    return RaiseContext(state.rules, palifico=palifico is not None, sucio=state.sucio,
+                        face_change=face_change)
 
 
 def calzo_problem(state: GameState, seat: int) -> str | None:
@@ -227,11 +230,11 @@ def calzo_problem(state: GameState, seat: int) -> str | None:
 
 def _raise_floors(state: GameState, seat: int) -> list[Bid]:
     """Per face, the lowest legal bid that fits on the table."""
-    context = _raise_context(state, seat)
+    context = raise_context(state, seat)
     total = state.total_dice
     floors = []
     for face in range(1, 7):
-        low = min_raise(state.standing_bid, face, state.rules, **context)
+        low = min_raise(state.standing_bid, face, context)
         if low is not None and low.count <= total:
             floors.append(low)
     return floors

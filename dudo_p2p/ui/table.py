@@ -38,6 +38,7 @@ from dudo_p2p.rules import (
     Phase,
     Picado,
     Raise,
+    RaiseContext,
     RoundResult,
     SeatView,
     min_raise,
@@ -550,8 +551,9 @@ class TableScene(Scene):
         view = self.view
         if view is None or view.phase is not Phase.BIDDING:
             return None
-        return min_raise(view.standing_bid, face, view.rules,
-                         palifico=view.palifico_round is not None, sucio=view.state.sucio)
+        context = RaiseContext(view.rules, palifico=view.palifico_round is not None,
+                               sucio=view.state.sucio)
+        return min_raise(view.standing_bid, face, context)
 
     def scroll_history(self, lines: int) -> None:
         """Scroll the side panel's bid history ``lines`` back (positive: towards the first bid

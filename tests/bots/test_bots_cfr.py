@@ -8,7 +8,7 @@ import pytest
 
 from dudo_p2p.bots import cfr
 from dudo_p2p.bots.expert import load_table
-from dudo_p2p.rules import Bid, RuleSet, is_legal_raise
+from dudo_p2p.rules import Bid, RaiseContext, RuleSet, is_legal_raise
 
 
 @pytest.mark.parametrize("palifico", [False, True])
@@ -17,7 +17,8 @@ def test_model_raise_rule_is_the_engine_rule_up_to_four_dice(palifico: bool) -> 
     for prev in [None, *bids]:
         for bid in bids:
             engine = is_legal_raise(
-                None if prev is None else Bid(*prev), Bid(*bid), RuleSet(), palifico=palifico
+                None if prev is None else Bid(*prev), Bid(*bid),
+                RaiseContext(RuleSet(), palifico=palifico),
             )
             assert cfr.model_legal_raise(prev, bid, palifico=palifico) == engine, (prev, bid)
 

@@ -11,13 +11,14 @@ from dudo_p2p.rules import (
     Calzo,
     Dudo,
     Phase,
+    RaiseContext,
     Reveal,
     RuleSet,
     count_showing,
     is_legal_raise,
 )
 
-V2 = RuleSet(aces_conversion="half_plus_one")
+V2 = RaiseContext(RuleSet(aces_conversion="half_plus_one"))
 TABLE = (1, 1, 5, 5, 3)
 
 
@@ -54,15 +55,15 @@ def test_three_threes_to_three_fives_legal_three_twos_illegal_four_twos_legal() 
 
 def test_opening_two_aces_is_illegal_outside_palifico_and_legal_in_palifico() -> None:
     assert not is_legal_raise(None, Bid(2, 1))
-    assert is_legal_raise(None, Bid(2, 1), palifico=True)
+    assert is_legal_raise(None, Bid(2, 1), RaiseContext(palifico=True))
     state = started()
     with pytest.raises(IllegalAction, match="opening bid may not be on aces"):
         state.apply(bid(0, "2x1"))
 
 
 def test_palifico_opened_two_fives_three_fives_legal_three_sixes_illegal() -> None:
-    assert is_legal_raise(Bid(2, 5), Bid(3, 5), palifico=True)
-    assert not is_legal_raise(Bid(2, 5), Bid(3, 6), palifico=True)
+    assert is_legal_raise(Bid(2, 5), Bid(3, 5), RaiseContext(palifico=True))
+    assert not is_legal_raise(Bid(2, 5), Bid(3, 6), RaiseContext(palifico=True))
 
 
 DICE = ((1, 1, 5), (5, 3))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from dudo_p2p.rules import Bid, RuleSet, min_raise
+from dudo_p2p.rules import Bid, RaiseContext, RuleSet, min_raise
 from dudo_p2p.rules import odds as prob
 from dudo_p2p.ui.composer import Composer, legal_bids, lowest_on_face
 from dudo_p2p.ui.i18n import Tr
@@ -15,7 +15,7 @@ def _bids_after(previous: Bid, total: int = 20) -> set[Bid]:
     rules = RuleSet()
     out = set()
     for face in range(1, 7):
-        low = min_raise(previous, face, rules)
+        low = min_raise(previous, face, RaiseContext(rules))
         if low is not None:
             out |= {Bid(c, face) for c in range(low.count, total + 1)}
     return out
