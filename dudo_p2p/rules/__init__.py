@@ -34,8 +34,7 @@ from dudo_p2p.rules.legality import (
 )
 from dudo_p2p.rules.results import PalificoInfo, Phase, RoundResult, SeatCounts
 from dudo_p2p.rules.ruleset import VARIANTS, RuleSet, VariantInfo
-from dudo_p2p.rules.state import GameState
-from dudo_p2p.rules.view import SeatView
+from dudo_p2p.rules.state import GameState, SeatView
 
 __all__ = [
     "FACE_NAMES",

@@ -17,8 +17,7 @@ from dudo_p2p.errors import IllegalAction, InvalidValue
 from dudo_p2p.rules.actions import Action, OpenerDraw, Reveal, Spin
 from dudo_p2p.rules.results import Phase
 from dudo_p2p.rules.ruleset import RuleSet
-from dudo_p2p.rules.state import GameState
-from dudo_p2p.rules.view import SeatView
+from dudo_p2p.rules.state import GameState, SeatView
 
 __all__ = ["GameRecord", "Player", "StepLimitExceeded", "play_game", "random_legal_player"]
 

@@ -1,9 +1,10 @@
 """The game as an immutable state machine: ``GameState.apply(action) -> GameState``.
 
-Every transition is in this module (``apply`` and the ``_`` helpers under it); what is *allowed*
-is asked of ``turns.py`` first, so ``apply`` either returns a new state or raises
-``IllegalAction`` with the reason, leaving the old state untouched. The engine never holds
-unrevealed dice: the caller deals them outside and passes them in with ``Reveal``.
+``GameState`` is the fields (``fields.py``) with the questions (what may be done now:
+``turns.py``) and the transitions (``transitions.py``: ``apply`` either returns a new state or
+raises ``IllegalAction`` with the reason, leaving the old state untouched) as methods, and
+``SeatView``, what one seat may know. The engine never holds unrevealed dice: the caller deals
+them outside and passes them in with ``Reveal``.
 
 Phases::
 
@@ -48,74 +49,27 @@ Decisions implemented here (the same words are in protocol.md §1):
   During the opener draw the seat leaves the draw; if one seat is left in the draw it opens.
 """
 
+
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-from dudo_p2p.errors import IllegalAction, InvalidValue
-from dudo_p2p.rules import turns
-from dudo_p2p.rules.actions import (
-    Action,
-    Calzo,
-    ChooseDirection,
-    ChoosePalifico,
-    DoubtClaim,
-    Dudo,
-    Matar,
-    OpenerDraw,
-    Pasar,
-    Picado,
-    Raise,
-    Remove,
-    Reveal,
-    Spin,
-)
+from dudo_p2p.errors import InvalidValue
+from dudo_p2p.rules import transitions, turns
+from dudo_p2p.rules.actions import Action
 from dudo_p2p.rules.bid import Bid
-from dudo_p2p.rules.resolution import judge, settle
-from dudo_p2p.rules.results import PalificoInfo, Phase, RoundResult
+from dudo_p2p.rules.fields import GameFields
+from dudo_p2p.rules.results import PalificoInfo, Phase
 from dudo_p2p.rules.ruleset import RuleSet
-from dudo_p2p.rules.view import SeatView
 
-__all__ = ["GameState"]
+__all__ = ["GameState", "SeatView"]
 
 
 @dataclass(frozen=True, slots=True)
-class GameState:
+class GameState(GameFields):
     """The public state of one game. Immutable, comparable and hashable; build with ``new``."""
-
-    rules: RuleSet
-    n_seats: int
-    phase: Phase
-    dice_counts: tuple[int, ...]
-    alive: tuple[bool, ...]
-    round_no: int
-    opener: int | None
-    clockwise: bool  # the direction in effect now (a picado reverses it within a round)
-    to_act: int | None
-    bids: tuple[Action, ...]  # this round's bidding actions, the final call included
-    standing_bid: Bid | None
-    standing_bidder: int | None
-    palifico_round: PalificoInfo | None
-    winner: int | None
-    results: tuple[RoundResult, ...]
-    bank: tuple[int, ...]  # V4 banked dice per seat
-    bullets: tuple[int, ...]  # V20 bullets per seat
-    draw_seats: tuple[int, ...]  # seats still in the opener draw (D2)
-    # ---- bookkeeping the public fields do not show ----
-    round_clockwise: bool  # the direction chosen for the game (D2) or this round (V14)
-    direction_chosen: bool
-    setup_pending: tuple[str, ...]  # "direction", "palifico", "obligar": the opener's choices
-    palifico_pending: int | None  # seat owed a palifico round
-    palifico_used: frozenset[int]
-    obligar_used: frozenset[int]
-    ever_lost: tuple[bool, ...]  # V6
-    sucio: bool  # V19: this round was opened on aces
-    passed: frozenset[int]  # V18: seats that passed this round
-    picado_done: bool  # V17: a picado was made this round
-    raises: int  # bids made this round (V15: a dudo with raises == 1 targets the opening bid)
-    pending_result: RoundResult | None  # V20: the result waiting for its spins
-    pending_spins: tuple[int, ...]
 
     # ---- construction and queries ----------------------------------------------------
 
@@ -137,31 +91,6 @@ class GameState:
             palifico_pending=None, palifico_used=frozenset(), obligar_used=frozenset(),
             ever_lost=(False,) * n_seats, sucio=False, passed=frozenset(), picado_done=False,
             raises=0, pending_result=None, pending_spins=(),
-        )
-
-    @property
-    def total_dice(self) -> int:
-        """Dice on the table (banked dice are not rolled)."""
-        return sum(self.dice_counts)
-
-    @property
-    def claim(self) -> Pasar | Picado | None:
-        """The pasar/picado claim the seat to act may doubt now, if any."""
-        if self.bids and isinstance(self.bids[-1], Pasar | Picado):
-            return self.bids[-1]
-        return None
-
-    @property
-    def wild(self) -> bool:
-        """Whether aces count as the bid face this round (D10, V8, V9, V19, D15)."""
-        if not self.rules.aces_wild or self.sucio:
-            return False
-        return self.palifico_round is None or self.rules.palifico_wilds
-
-    def needs(self) -> str | None:
-        """The environment action awaited: "opener_draw", "reveal", "spin", or None."""
-        return {Phase.DRAW_OPENER: "opener_draw", Phase.REVEAL: "reveal", Phase.SPIN: "spin"}.get(
-            self.phase
         )
 
     def may_act(self, seat: int) -> bool:
@@ -208,210 +137,68 @@ class GameState:
 
     def apply(self, action: Action) -> GameState:
         """The state after ``action``; raises ``IllegalAction`` (saying why) if not allowed."""
-        problem = turns.why_illegal(self, action)
-        if problem is not None:
-            raise IllegalAction(problem)
-        match action:
-            case OpenerDraw(values=values):
-                return self._opener_draw(values)
-            case Remove(seat=seat):
-                return self._remove(seat)
-            case Reveal(dice=dice):
-                return self._reveal(dice)
-            case Spin(value=value):
-                return self._spin(value)
-            case ChooseDirection(clockwise=clockwise):
-                return replace(
-                    self, clockwise=clockwise, round_clockwise=clockwise, direction_chosen=True
-                )._setup_done()
-            case ChoosePalifico(seat=seat, mode=mode):
-                return self._choose_palifico(seat, mode)
-            case Raise(seat=seat, bid=bid):
-                return self._bid(action, seat, bid, reverse=False)
-            case Picado(seat=seat, bid=bid):
-                return self._bid(action, seat, bid, reverse=True)
-            case Pasar(seat=seat):
-                return replace(
-                    self, bids=(*self.bids, action), passed=self.passed | {seat},
-                    to_act=self._next_live(seat, self.clockwise),
-                )
-            case Dudo() | Calzo() | Matar() | DoubtClaim():
-                return replace(self, phase=Phase.REVEAL, to_act=None, bids=(*self.bids, action))
-        raise IllegalAction(f"not an action: {action!r}")  # unreachable after why_illegal
+        return transitions.apply(self, action)
 
-    def _next_live(self, seat: int, clockwise: bool, alive: tuple[bool, ...] | None = None) -> int:
-        alive = self.alive if alive is None else alive
-        step = 1 if clockwise else -1
-        for k in range(1, self.n_seats + 1):
-            s = (seat + k * step) % self.n_seats
-            if alive[s]:
-                return s
-        return seat  # unreachable: callers keep at least one seat alive
 
-    def _start_round(self, opener: int) -> GameState:
-        """Deal a new round (new number) opened by ``opener`` (or the palifico owner)."""
-        rules = self.rules
-        owner = self.palifico_pending
-        pending: list[str] = []
-        palifico: PalificoInfo | None = None
-        if owner is not None:
-            opener = owner  # D15: the one-die player opens their palifico round
-        if not self.direction_chosen or rules.direction_each_round:
-            pending.append("direction")
-        if owner is not None:
-            if rules.palifico_open_closed or rules.palifico_optional:
-                pending.append("palifico")
-            else:
-                palifico = PalificoInfo(owner, "normal")
-        elif rules.obligar_anytime and opener not in self.obligar_used:
-            pending.append("obligar")
-        return replace(
-            self, phase=Phase.SETUP if pending else Phase.BIDDING, round_no=self.round_no + 1,
-            opener=opener, to_act=opener, clockwise=self.round_clockwise, bids=(),
-            standing_bid=None, standing_bidder=None, palifico_round=palifico,
-            setup_pending=tuple(pending), sucio=False, passed=frozenset(), picado_done=False,
-            raises=0, draw_seats=(),
-        )
+@dataclass(frozen=True, slots=True, eq=False)
+class SeatView:
+    """One seat's knowledge (:meth:`GameState.view` builds it): ``state`` (public),
+    ``own_dice`` (None: not visible to the seat now), ``others`` (seat -> dice, only in an
+    open palifico round). The public state holds no hidden information, so a view is that
+    state, plus the seat's own dice when it may see them, plus, in an open palifico round
+    (V11), the other seats' dice the caller passed in."""
 
-    def _setup_done(self) -> GameState:
-        rest = self.setup_pending[1:]
-        return replace(self, setup_pending=rest, phase=Phase.SETUP if rest else Phase.BIDDING)
+    seat: int
+    state: GameState
+    own_dice: tuple[int, ...] | None
+    others: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
 
-    def _choose_palifico(self, seat: int, mode: str) -> GameState:
-        state = self
-        if mode in ("normal", "open", "closed", "obligar"):
-            state = replace(self, palifico_round=PalificoInfo(seat, mode))
-        elif mode == "decline":  # V12: the right is used up by declining it
-            state = replace(
-                self, palifico_pending=None, palifico_used=self.palifico_used | {seat}
-            )
-        return state._setup_done()
+    @property
+    def rules(self) -> RuleSet:
+        return self.state.rules
 
-    def _opener_draw(self, values: tuple[int, ...]) -> GameState:
-        top = max(values)
-        tied = tuple(s for s, v in zip(self.draw_seats, values, strict=True) if v == top)
-        if len(tied) > 1:
-            return replace(self, draw_seats=tied)  # D2: the tied seats roll again
-        return self._start_round(tied[0])
+    @property
+    def phase(self) -> Phase:
+        return self.state.phase
 
-    def _bid(self, action: Raise | Picado, seat: int, bid: Bid, *, reverse: bool) -> GameState:
-        palifico = self.palifico_round
-        if palifico is not None and palifico.face != bid.face:
-            palifico = replace(palifico, face=bid.face)  # the opening (or a V10 change) locks
-        opening_sucio = (
-            self.standing_bid is None and bid.face == 1 and palifico is None
-            and self.rules.juego_sucio
-        )
-        clockwise = not self.clockwise if reverse else self.clockwise
-        return replace(
-            self, bids=(*self.bids, action), standing_bid=bid, standing_bidder=seat,
-            palifico_round=palifico, sucio=self.sucio or opening_sucio, clockwise=clockwise,
-            picado_done=self.picado_done or reverse, raises=self.raises + 1,
-            to_act=self._next_live(seat, clockwise),
-        )
+    @property
+    def to_act(self) -> int | None:
+        return self.state.to_act
 
-    def _reveal(self, dice: tuple[tuple[int, ...], ...]) -> GameState:
-        call = self.bids[-1]
-        claim = self.bids[-2] if isinstance(call, DoubtClaim) else None
-        assert isinstance(claim, Pasar | Picado | None)
-        verdict = judge(
-            call, standing_bid=self.standing_bid, standing_bidder=self.standing_bidder,
-            claim=claim, dice=dice, wild=self.wild, opening_bid_stands=self.raises == 1,
-            rules=self.rules,
-        )
-        s = settle(
-            verdict, self.rules, dice_counts=self.dice_counts, bank=self.bank,
-            bullets=self.bullets, ever_lost=self.ever_lost,
-        )
-        result = RoundResult(
-            round_no=self.round_no, kind=verdict.kind, caller=verdict.caller,
-            target=verdict.target, bid=verdict.bid, held=verdict.held, dice=dice,
-            losses=s.losses, gains=s.gains, banked=s.banked, eliminated=s.eliminated,
-            shots=(), next_opener=None,
-        )
-        state = replace(
-            self, dice_counts=s.dice_counts, bank=s.bank, bullets=s.bullets,
-            ever_lost=s.ever_lost, alive=tuple(c > 0 for c in s.dice_counts),
-        )
-        if s.spin_seat is not None:
-            return replace(
-                state, phase=Phase.SPIN, pending_result=result, pending_spins=(s.spin_seat,)
-            )
-        return state._finish_round(result, s.pivot)
+    @property
+    def is_my_turn(self) -> bool:
+        return self.state.to_act == self.seat
 
-    def _spin(self, value: int) -> GameState:
-        seat = self.pending_spins[0]
-        result = self.pending_result
-        assert result is not None
-        fired = value <= self.bullets[seat]
-        counts, eliminated = self.dice_counts, result.eliminated
-        if fired:  # V20: the bullet eliminates the seat
-            counts = tuple(0 if s == seat else c for s, c in enumerate(counts))
-            eliminated = (*eliminated, seat)
-        result = replace(result, shots=(*result.shots, (seat, fired)), eliminated=eliminated)
-        state = replace(
-            self, dice_counts=counts, alive=tuple(c > 0 for c in counts),
-            pending_spins=self.pending_spins[1:], pending_result=result,
-        )
-        if state.pending_spins:
-            return state
-        return state._finish_round(result, seat)
+    @property
+    def dice_counts(self) -> tuple[int, ...]:
+        return self.state.dice_counts
 
-    def _finish_round(self, result: RoundResult, pivot: int) -> GameState:
-        """Record ``result``; the game ends, or the next round starts (D14, D15, D16)."""
-        used, obligar, pending = self.palifico_used, self.obligar_used, self.palifico_pending
-        palifico = self.palifico_round
-        if palifico is not None and palifico.mode == "obligar":
-            obligar = obligar | {palifico.seat}
-        elif palifico is not None:
-            used, pending = used | {palifico.seat}, None
-        live = [s for s in range(self.n_seats) if self.alive[s]]
-        if len(live) == 1:
-            return replace(
-                self, phase=Phase.OVER, to_act=None, winner=live[0], results=(*self.results,
-                result), palifico_used=used, obligar_used=obligar, palifico_pending=pending,
-                pending_result=None, pending_spins=(),
-            )
-        opener = pivot if self.alive[pivot] else self._next_live(pivot, self.round_clockwise)
-        if self.rules.palifico:
-            for seat in result.losses:  # D15: first drop to exactly one die
-                if self.dice_counts[seat] == 1 and seat not in used:
-                    pending = seat
-        result = replace(result, next_opener=pending if pending is not None else opener)
-        state = replace(
-            self, results=(*self.results, result), palifico_used=used, obligar_used=obligar,
-            palifico_pending=pending, pending_result=None, pending_spins=(),
-        )
-        return state._start_round(opener)
+    @property
+    def total_dice(self) -> int:
+        return self.state.total_dice
 
-    def _remove(self, seat: int) -> GameState:
-        counts = tuple(0 if s == seat else c for s, c in enumerate(self.dice_counts))
-        alive = tuple(c > 0 for c in counts)
-        state = replace(
-            self, dice_counts=counts, alive=alive,
-            palifico_pending=None if self.palifico_pending == seat else self.palifico_pending,
-        )
-        live = [s for s in range(self.n_seats) if alive[s]]
-        if len(live) == 1:
-            # A result waiting for its spin already happened: keep it in the record.
-            done = (self.pending_result,) if self.pending_result is not None else ()
-            return replace(
-                state, phase=Phase.OVER, winner=live[0], to_act=None, draw_seats=(),
-                results=(*self.results, *done), pending_result=None, pending_spins=(),
-            )
-        if self.phase is Phase.DRAW_OPENER:
-            draw = tuple(s for s in self.draw_seats if s != seat)
-            if len(draw) == 1:
-                return replace(state, draw_seats=draw)._start_round(draw[0])
-            return replace(state, draw_seats=draw)
-        if self.phase is Phase.SPIN:
-            spins = tuple(s for s in self.pending_spins if s != seat)
-            state = replace(state, pending_spins=spins)
-            if spins:
-                return state
-            assert self.pending_result is not None
-            return state._finish_round(self.pending_result, self.pending_spins[0])
-        opener = self.opener if self.opener is not None else seat
-        if not alive[opener]:
-            opener = self._next_live(opener, self.round_clockwise, alive)
-        return state._start_round(opener)
+    @property
+    def standing_bid(self) -> Bid | None:
+        return self.state.standing_bid
+
+    @property
+    def standing_bidder(self) -> int | None:
+        return self.state.standing_bidder
+
+    @property
+    def palifico_round(self) -> PalificoInfo | None:
+        return self.state.palifico_round
+
+    @property
+    def round_no(self) -> int:
+        return self.state.round_no
+
+    def legal_actions(self) -> list[Action]:
+        """Every action this seat may take now (legality never depends on hidden dice)."""
+        return self.state.legal_actions(self.seat)
+
+    def may_act(self) -> bool:
+        return self.state.may_act(self.seat)
+
+    def random_legal_action(self, rng: random.Random) -> Action | None:
+        return self.state.random_legal_action(rng, self.seat)

@@ -1,6 +1,7 @@
 """What may be done now: ``why_illegal``, ``legal_actions`` and ``random_legal_action``.
 
-Functions of a ``GameState`` with no side effects. ``legal_actions`` is built from the same
+Functions of a game state (its fields: :class:`~dudo_p2p.rules.fields.GameFields`) with no
+side effects. ``legal_actions`` is built from the same
 checks ``why_illegal`` makes (``raise_problem``, ``calzo_problem``, ``bidding_problem``), so the
 two cannot drift apart; the property tests hold them to it.
 
@@ -19,7 +20,6 @@ Decisions implemented here (the same words are in protocol.md §1):
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 from dudo_p2p.rules.actions import (
     Action,
@@ -38,11 +38,9 @@ from dudo_p2p.rules.actions import (
     Spin,
 )
 from dudo_p2p.rules.bid import Bid
+from dudo_p2p.rules.fields import GameFields
 from dudo_p2p.rules.legality import RaiseContext, min_raise, why_not_raise
 from dudo_p2p.rules.results import Phase
-
-if TYPE_CHECKING:
-    from dudo_p2p.rules.state import GameState
 
 __all__ = [
     "bidding_problem",
@@ -60,7 +58,7 @@ _WAITS = {Phase.DRAW_OPENER: "the opener draw", Phase.REVEAL: "the dice to be re
           Phase.SPIN: "the revolver's spin", Phase.OVER: "nothing: the game is over"}
 
 
-def palifico_modes(state: GameState) -> tuple[str, ...]:
+def palifico_modes(state: GameFields) -> tuple[str, ...]:
     """The modes the opener may choose for the pending setup choice ("palifico"/"obligar")."""
     if not state.setup_pending:
         return ()
@@ -73,7 +71,7 @@ def palifico_modes(state: GameState) -> tuple[str, ...]:
     return (*modes, "decline") if rules.palifico_optional else modes
 
 
-def why_illegal(state: GameState, action: Action) -> str | None:
+def why_illegal(state: GameFields, action: Action) -> str | None:
     """None if ``action`` may be applied to ``state`` now, else the reason in plain words."""
     phase = state.phase
     if not isinstance(action, _ACTION_TYPES):
@@ -109,11 +107,11 @@ def why_illegal(state: GameState, action: Action) -> str | None:
     return f"no player acts now: the game waits for {_WAITS[phase]}"
 
 
-def _in_game(state: GameState, seat: int) -> bool:
+def _in_game(state: GameFields, seat: int) -> bool:
     return 0 <= seat < state.n_seats and state.alive[seat]
 
 
-def _setup_problem(state: GameState, action: Action) -> str | None:
+def _setup_problem(state: GameFields, action: Action) -> str | None:
     if action.seat != state.to_act:  # type: ignore[union-attr]  # env actions returned earlier
         return f"seat {state.to_act} makes the opener's choices now"
     choice = state.setup_pending[0]
@@ -130,7 +128,7 @@ def _setup_problem(state: GameState, action: Action) -> str | None:
     return f"the opener first chooses {what} ({', '.join(modes)})"
 
 
-def bidding_problem(state: GameState, action: Action) -> str | None:
+def bidding_problem(state: GameFields, action: Action) -> str | None:
     """Why a player action is not allowed in BIDDING (the seat is known to be in the game)."""
     rules = state.rules
     if isinstance(action, Calzo):
@@ -181,7 +179,7 @@ def bidding_problem(state: GameState, action: Action) -> str | None:
     return "that action is not a bidding action"
 
 
-def raise_problem(state: GameState, seat: int, bid: Bid) -> str | None:
+def raise_problem(state: GameFields, seat: int, bid: Bid) -> str | None:
     """Why ``seat`` may not bid ``bid`` now (the turn is known to be theirs)."""
     total = state.total_dice
     if bid.count > total:
@@ -189,7 +187,7 @@ def raise_problem(state: GameState, seat: int, bid: Bid) -> str | None:
     return why_not_raise(state.standing_bid, bid, raise_context(state, seat))
 
 
-def raise_context(state: GameState, seat: int) -> RaiseContext:
+def raise_context(state: GameFields, seat: int) -> RaiseContext:
     """What a raise by ``seat`` is judged against now: the rules, a palifico or sucio round,
     and V10 (a one-die seat other than the palifico owner may change the face)."""
     palifico = state.palifico_round
@@ -201,7 +199,7 @@ def raise_context(state: GameState, seat: int) -> RaiseContext:
                         face_change=face_change)
 
 
-def calzo_problem(state: GameState, seat: int) -> str | None:
+def calzo_problem(state: GameFields, seat: int) -> str | None:
     """Why ``seat`` may not call ¡Calzo! now (D11, D13, V3–V7), or None."""
     rules = state.rules
     if state.phase is not Phase.BIDDING or not _in_game(state, seat):
@@ -228,7 +226,7 @@ def calzo_problem(state: GameState, seat: int) -> str | None:
     return None
 
 
-def _raise_floors(state: GameState, seat: int) -> list[Bid]:
+def _raise_floors(state: GameFields, seat: int) -> list[Bid]:
     """Per face, the lowest legal bid that fits on the table."""
     context = raise_context(state, seat)
     total = state.total_dice
@@ -240,7 +238,7 @@ def _raise_floors(state: GameState, seat: int) -> list[Bid]:
     return floors
 
 
-def _calls(state: GameState, seat: int) -> list[Action]:
+def _calls(state: GameFields, seat: int) -> list[Action]:
     """The non-raise bidding actions ``seat`` may take now."""
     options: list[Action] = []
     if seat == state.to_act:
@@ -252,14 +250,14 @@ def _calls(state: GameState, seat: int) -> list[Action]:
     return options
 
 
-def _picado_allowed(state: GameState, seat: int) -> bool:
+def _picado_allowed(state: GameFields, seat: int) -> bool:
     return (
         state.rules.picado and not state.picado_done and state.standing_bid is not None
         and state.dice_counts[seat] >= 2
     )
 
 
-def legal_actions(state: GameState, seat: int | None) -> list[Action]:
+def legal_actions(state: GameFields, seat: int | None) -> list[Action]:
     """Every player action ``seat`` may take now (all raises up to the dice on the table)."""
     if seat is None or not _in_game(state, seat):
         return []
@@ -283,7 +281,7 @@ def legal_actions(state: GameState, seat: int | None) -> list[Action]:
     return actions + _calls(state, seat)
 
 
-def random_legal_action(state: GameState, rng: random.Random, seat: int | None) -> Action | None:
+def random_legal_action(state: GameFields, rng: random.Random, seat: int | None) -> Action | None:
     """A random legal action for ``seat``, cheap enough for fast simulation.
 
     Setup choices are uniform. In bidding, a raise is chosen with probability 3/4 when one
