@@ -2,8 +2,9 @@
 
 ``RuleSet()`` is the default table of ``rules.md``. Every field is checked in ``__post_init__``;
 a bad value or a combination that cannot hold raises ``InvalidRuleSet`` naming the field.
-``VARIANTS`` gives, per field, its rule number, a one-line explanation in Spanish and English
-and the allowed values (the UI's rules screen and ``--rule NAME=VALUE`` help read it).
+``VARIANTS`` gives, per field, its rule number and the allowed values (the UI's rules screen
+and ``--rule NAME=VALUE`` read it); the line explaining each field, in Spanish and English, is
+in the UI's one catalogue (``ui/rule_texts.py``).
 
 Decisions implemented here (the same words are in protocol.md §1):
 
@@ -30,84 +31,44 @@ _FALSE = {"false", "no", "0", "off"}
 
 @dataclass(frozen=True, slots=True)
 class VariantInfo:
-    """One rule-set field explained: rule number ("V3", "D15"), es/en line, allowed values."""
+    """One rule-set field: its rule number ("V3", "D15") and allowed values."""
 
     field: str
     rule: str
-    es: str
-    en: str
     allowed: tuple[bool | int | str, ...]
 
 
-def _v(field: str, rule: str, es: str, en: str, *allowed: bool | int | str) -> VariantInfo:
-    return VariantInfo(field, rule, es, en, allowed or (False, True))
+def _v(field: str, rule: str, *allowed: bool | int | str) -> VariantInfo:
+    return VariantInfo(field, rule, allowed or (False, True))
 
 
-#: Per RuleSet field: its rule number, one line in Spanish and English, the allowed values.
+#: Per RuleSet field: its rule number and the allowed values (the lines explaining each, in
+#: Spanish and English, are the UI's: ui/rule_texts.py).
 VARIANTS: dict[str, VariantInfo] = {
     v.field: v
     for v in (
-        _v("starting_dice", "V1", "Dados iniciales por jugador (5, o 3 o 4).",
-           "Dice each player starts with (5, or 3 or 4).", 3, 4, 5),
-        _v("aces_conversion", "V2",
-           "Pasar a ases: la mitad redondeada arriba, o «la mitad más uno» si es par.",
-           "Bidding aces: half rounded up, or 'half plus one' for an even count.",
-           "ceil_half", "half_plus_one"),
-        _v("calza", "V7", "Se puede cantar ¡Calzo! (apagado: Liar's Dice inglés).",
-           "¡Calzo! (exact call) is allowed (off: English Liar's Dice)."),
-        _v("calza_threshold", "V3",
-           "¡Calzo! solo si la apuesta llega a la mitad de los dados de la mesa.",
-           "¡Calzo! only when the bid's count is at least half the dice on the table."),
-        _v("calza_full_hand", "V4",
-           "Calzo acertado con todos los dados: nada, pierde quien apostó, un dado a favor, "
-           "o prohibido.",
-           "Right ¡Calzo! with a full hand: nothing, the bidder loses a die, bank a die, "
-           "or not allowed.",
-           "nothing", "bidder_loses", "bank", "forbidden"),
-        _v("calza_anyone", "V5", "Cualquiera salvo quien apostó puede cantar ¡Calzo! sin turno.",
-           "Anyone but the bidder may call ¡Calzo! out of turn."),
-        _v("calza_after_loss", "V6", "Solo cantan ¡Calzo! quienes ya perdieron algún dado.",
-           "Only players who have lost a die this game may call ¡Calzo!."),
-        _v("aces_wild", "D10/V8", "Los ases son comodines (apagado: los ases son una pinta más).",
-           "Aces are wild (off: aces are an ordinary face)."),
-        _v("palifico", "D15", "Ronda palifico cuando alguien queda por primera vez con un dado.",
-           "A palifico round when a player first drops to one die."),
-        _v("palifico_wilds", "V9", "En palifico los ases siguen siendo comodines.",
-           "Aces stay wild in a palifico round."),
-        _v("palifico_face_change", "V10",
-           "En palifico, otro jugador con un dado puede cambiar la pinta subiendo la cantidad.",
-           "In palifico, another one-die player may change the face with a higher count."),
-        _v("palifico_open_closed", "V11",
-           "Quien tiene un dado elige palifico abierto (ves los dados ajenos, no el tuyo) "
-           "o cerrado.",
-           "The one-die player picks open palifico (see others' dice, not your own) or closed."),
-        _v("palifico_optional", "V12", "Quien tiene un dado puede rechazar el palifico.",
-           "The one-die player may decline the palifico round."),
-        _v("obligar_anytime", "V13",
-           "Cada jugador puede «obligar» un palifico por partida al abrir.",
-           "Each player may force one palifico round per game when opening a round."),
-        _v("direction_each_round", "V14", "Quien abre cada ronda elige el sentido.",
-           "Each round's opener chooses the direction of play."),
-        _v("siciliana", "V15",
-           "Dudo a la siciliana: dudar la apuesta de apertura cuesta dos dados.",
-           "A la siciliana: a ¡Dudo! on a round's opening bid costs the loser two dice."),
-        _v("matar", "V16",
-           "Matar: si hay justo la cantidad apostada pierde quien apostó; si no, quien mató.",
-           "Kill: exactly the count on the table, the bidder loses a die; else the killer does."),
-        _v("picado", "V17",
-           "Picado: con dos ases, subir e invertir el sentido (una vez por ronda).",
-           "Picado: claiming two aces, raise and reverse the direction (once per round)."),
-        _v("pasar", "V18",
-           "Pasar con 5 dados todos distintos, todos iguales o full (una vez por ronda).",
-           "Pass holding 5 dice all different, all equal or a full house (once per round)."),
-        _v("pasar_no_consecutive", "V18", "No se puede pasar justo después de otro paso.",
-           "No pass right after another pass."),
-        _v("juego_sucio", "V19",
-           "Juego sucio: se puede abrir en ases; esa ronda los ases son la pinta más baja.",
-           "Dirty game: the opener may bid aces; that round aces are the lowest plain face."),
-        _v("revolver", "V20",
-           "Revólver: quien pierde un desafío carga una bala y dispara en vez de perder un dado.",
-           "Revolver: a lost challenge adds a bullet and fires once instead of costing a die."),
+        _v("starting_dice", "V1", 3, 4, 5),
+        _v("aces_conversion", "V2", "ceil_half", "half_plus_one"),
+        _v("calza", "V7"),
+        _v("calza_threshold", "V3"),
+        _v("calza_full_hand", "V4", "nothing", "bidder_loses", "bank", "forbidden"),
+        _v("calza_anyone", "V5"),
+        _v("calza_after_loss", "V6"),
+        _v("aces_wild", "D10/V8"),
+        _v("palifico", "D15"),
+        _v("palifico_wilds", "V9"),
+        _v("palifico_face_change", "V10"),
+        _v("palifico_open_closed", "V11"),
+        _v("palifico_optional", "V12"),
+        _v("obligar_anytime", "V13"),
+        _v("direction_each_round", "V14"),
+        _v("siciliana", "V15"),
+        _v("matar", "V16"),
+        _v("picado", "V17"),
+        _v("pasar", "V18"),
+        _v("pasar_no_consecutive", "V18"),
+        _v("juego_sucio", "V19"),
+        _v("revolver", "V20"),
     )
 }
 
@@ -238,23 +199,3 @@ class RuleSet:
                 raise InvalidRuleSet(f"a rule option is written NAME=VALUE, not {option!r}")
             rules = rules.with_option(name.strip(), value)
         return rules
-
-    def describe(self, lang: str = "es") -> list[str]:
-        """One line per field that differs from the default table, in ``lang`` ("es"/"en")."""
-        if lang not in ("es", "en"):
-            raise InvalidRuleSet(f"unknown language {lang!r} (use 'es' or 'en')")
-        default = RuleSet()
-        lines = []
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value != getattr(default, f.name):
-                info = VARIANTS[f.name]
-                text = info.es if lang == "es" else info.en
-                lines.append(f"{info.rule} {f.name}={_show(value)}: {text}")
-        return lines
-
-
-def _show(value: bool | int | str) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)

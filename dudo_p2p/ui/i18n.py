@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from dudo_p2p.session.events import CheatKind, Outcome, Reason
+from dudo_p2p.ui import rule_texts
 
 LANGS = ("es", "en")
 
@@ -19,7 +20,6 @@ FACE_KEYS = ("face.1", "face.2", "face.3", "face.4", "face.5", "face.6")
 LEVEL_KEYS = {"easy": "level.easy", "normal": "level.normal", "hard": "level.hard",
               "expert": "level.expert"}
 TALK_KEYS = ("talk.1", "talk.2", "talk.3", "talk.4", "talk.5", "talk.6", "talk.7", "talk.8")
-HOUSE_RULE_KEYS = tuple(f"house.{i}" for i in range(1, 12))  # house.1 .. house.11
 # one key per removal reason and cheat kind the table can emit (their enums say which), and
 # the older names some callers still use
 LEFT_REASON_KEYS = {r.value: r.key for r in Reason} | {
@@ -287,18 +287,6 @@ ES: dict[str, str] = {
     "rules.none": "Ninguna: se juega la mesa de la casa",
     "rules.start_dice": "Cada jugador empieza con {n} dados.",
     "rules.close": "R o Esc para volver",
-    "house.1": "Todos agitan el cacho y miran solo sus dados. Quien abre apuesta primero.",
-    "house.2": "Una apuesta dice cuántos dados de una pinta hay en toda la mesa, no en tu mano.",
-    "house.3": "Los ases son comodín: cuentan como la pinta apostada (salvo apostando a ases).",
-    "house.4": "Subir: más cantidad con cualquier pinta, o la misma cantidad con pinta mayor.",
-    "house.5": "No se abre con ases. A ases: la mitad, redondeando arriba. Entre ases: uno más.",
-    "house.6": "De ases a otra pinta: el doble más uno («tres ases», luego «siete tontos»).",
-    "house.7": "¡Dudo!: si hay menos de lo apostado pierde quien apostó; si no, quien dudó.",
-    "house.8": "¡Calzo!: si hay exactamente lo apostado recuperas un dado; si no, pierdes uno.",
-    "house.9": "Palifico: quien queda con un dado abre; ases sin comodín y la pinta no cambia.",
-    "house.10": "Quien pierde o gana un dado abre la ronda siguiente. Gana el último con dados.",
-    "house.11": "Quien abre la partida elige el sentido: horario (sigue quien está a su "
-                "izquierda) o antihorario.",
     "handover.title": "Pasa el dispositivo a {name}",
     "handover.hint": "Que nadie más mire. {name}: pulsa Espacio o haz clic cuando estés listo.",
     "hotseat.player": "Jugador {n}",
@@ -567,18 +555,6 @@ EN: dict[str, str] = {
     "rules.none": "None: house rules only",
     "rules.start_dice": "Each player starts with {n} dice.",
     "rules.close": "R or Esc to go back",
-    "house.1": "Everyone shakes their cup and sees only their own dice. The opener bids first.",
-    "house.2": "A bid says how many dice of a face are on the whole table, not in your hand.",
-    "house.3": "Aces are wild: they count as the face bid (unless the bid is on aces).",
-    "house.4": "Raise: a higher count with any face, or the same count with a higher face.",
-    "house.5": "No opening on aces. To aces: half, rounded up. Aces to aces: one more.",
-    "house.6": "From aces to another face: double plus one (three aces, then seven twos).",
-    "house.7": "¡Dudo!: if the table holds fewer, the bidder loses a die; else the doubter.",
-    "house.8": "¡Calzo!: exactly the count wins a die back; otherwise the caller loses one.",
-    "house.9": "Palifico: down to one die, that round aces are not wild and the face is locked.",
-    "house.10": "Whoever lost or won a die opens the next round. The last with dice wins.",
-    "house.11": "The game's opener chooses the direction: clockwise (the player on their left "
-                "is next) or counter-clockwise.",
     "handover.title": "Hand the device to {name}",
     "handover.hint": "Nobody else looks. {name}: press Space or click when ready.",
     "hotseat.player": "Player {n}",
@@ -623,7 +599,11 @@ EN: dict[str, str] = {
                             "{fp}: check the fingerprint",
 }
 
-CATALOGUE: Mapping[str, Mapping[str, str]] = {"es": ES, "en": EN}
+# the one catalogue: these words and the rule texts (rule_texts.py)
+CATALOGUE: Mapping[str, Mapping[str, str]] = {
+    "es": {**ES, **rule_texts.ES},
+    "en": {**EN, **rule_texts.EN},
+}
 
 
 def default_lang(environ: Mapping[str, str]) -> str:

@@ -37,6 +37,7 @@ from dudo_p2p.ui.request import (
     parse_address,
     parse_code,
 )
+from dudo_p2p.ui.rule_texts import VARIANT_KEYS
 from dudo_p2p.ui.scene import Host, Scene
 from dudo_p2p.ui.widgets import Button, TextField
 
@@ -383,7 +384,7 @@ class LobbyScene(Scene):
                   theme.GOLD if changed else theme.MUTED)
         draw.text(surface, self._value_label(value), (rect.left + 10, rect.top + 28), 22,
                   theme.GOLD if changed else theme.CREAM)
-        line = info.es if self.tr.lang == "es" else info.en
+        line = self.tr(VARIANT_KEYS[name])
         draw.text_block(surface, line, pygame.Rect(rect.left + 140, rect.top + 5,
                                                    rect.width - 150, rect.height - 6),
                         20, theme.CREAM, line_gap=1)

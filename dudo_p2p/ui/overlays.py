@@ -15,6 +15,7 @@ import pygame
 from dudo_p2p.rules import VARIANTS, RuleSet
 from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.i18n import VALUE_KEYS, Tr
+from dudo_p2p.ui.rule_texts import VARIANT_KEYS
 from dudo_p2p.ui.sound import VOLUME_STEPS
 from dudo_p2p.ui.widgets import Button
 
@@ -35,7 +36,7 @@ def active_variant_lines(tr: Tr, rules: RuleSet) -> list[str]:
     for name, info in VARIANTS.items():
         value = getattr(rules, name)
         if value != getattr(default, name):
-            text = info.es if tr.lang == "es" else info.en
+            text = tr(VARIANT_KEYS[name])
             if isinstance(value, bool):
                 shown = tr("common.yes") if value else tr("common.no")
             elif isinstance(value, str):

@@ -26,7 +26,7 @@ from dudo_p2p.rules import (
 )
 from dudo_p2p.ui import draw, theme, waiting
 from dudo_p2p.ui.composer import legal_bids
-from dudo_p2p.ui.i18n import HOUSE_RULE_KEYS, PALIFICO_MODE_KEYS
+from dudo_p2p.ui.i18n import PALIFICO_MODE_KEYS
 from dudo_p2p.ui.motion import (
     LIFT_S,
     ROLL_S,
@@ -36,6 +36,7 @@ from dudo_p2p.ui.motion import (
     lerp,
 )
 from dudo_p2p.ui.overlays import draw_ended, draw_menu, draw_rules_overlay, draw_winner
+from dudo_p2p.ui.rule_texts import HOUSE_RULE_KEYS
 from dudo_p2p.ui.side_panel import draw_side_panel
 from dudo_p2p.ui.table_layout import (
     CENTER,

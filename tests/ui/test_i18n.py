@@ -7,8 +7,9 @@ import ast
 import pathlib
 
 import pygame
+import pytest
 
-from dudo_p2p.ui import i18n
+from dudo_p2p.ui import i18n, rule_texts
 from dudo_p2p.ui.i18n import CATALOGUE, Tr, default_lang
 
 UI_DIR = pathlib.Path(i18n.__file__).parent
@@ -43,10 +44,10 @@ def test_every_key_used_in_the_code_exists_in_both_languages() -> None:
 
 
 def test_keys_picked_at_run_time_exist() -> None:
-    tables: list[object] = [i18n.FACE_KEYS, i18n.HOUSE_RULE_KEYS]
+    tables: list[object] = [i18n.FACE_KEYS, rule_texts.HOUSE_RULE_KEYS]
     dicts = [i18n.LEVEL_KEYS, i18n.LEFT_REASON_KEYS, i18n.CHEAT_KEYS, i18n.KIND_KEYS,
              i18n.REFUSAL_KEYS,
-             i18n.PALIFICO_MODE_KEYS, i18n.VALUE_KEYS]
+             i18n.PALIFICO_MODE_KEYS, i18n.VALUE_KEYS, rule_texts.VARIANT_KEYS]
     keys = {k for t in tables for k in t} | {v for d in dicts for v in d.values()}  # type: ignore[attr-defined]
     for lang in ("es", "en"):
         assert keys <= set(CATALOGUE[lang])
@@ -85,9 +86,9 @@ def test_default_font_draws_spanish_letters() -> None:
 
 
 def test_every_character_the_table_shows_has_a_glyph_in_the_default_font() -> None:
-    """The catalogue and the rules' variant texts (shown on the rules screen and in the lobby)
-    draw with no missing-glyph box: "→" in a rule once rendered as a tofu square."""
-    from dudo_p2p.rules import FACE_NAMES, VARIANTS
+    """The catalogue, the rules' variant texts included (shown on the rules screen and in the
+    lobby), draws with no missing-glyph box: "→" in a rule once rendered as a tofu square."""
+    from dudo_p2p.rules import FACE_NAMES
 
     font = pygame.font.Font(None, 40)
 
@@ -96,7 +97,6 @@ def test_every_character_the_table_shows_has_a_glyph_in_the_default_font() -> No
 
     missing = pixels("\U0010fffd")
     texts = [t for lang in CATALOGUE.values() for t in lang.values()]
-    texts += [t for info in VARIANTS.values() for t in (info.es, info.en)]
     texts += [name for names in FACE_NAMES.values() for name in names.values()]
     chars = {ch for t in texts for ch in t if not ch.isspace()}
     assert len(chars) > 60  # the scan really saw the texts
@@ -125,3 +125,25 @@ def test_the_rules_screen_names_option_values_in_the_players_language() -> None:
                 assert lang == "en" or label != value  # Spanish never shows the raw value
             checked += 1
     assert checked >= 4
+
+
+def test_every_rule_set_field_has_its_line_in_both_languages() -> None:
+    from dudo_p2p.rules import VARIANTS
+
+    assert set(rule_texts.VARIANT_KEYS) == set(VARIANTS)
+    for lang in ("es", "en"):
+        for key in rule_texts.VARIANT_KEYS.values():
+            assert CATALOGUE[lang].get(key), f"{lang} lacks {key}"
+
+
+def test_the_active_variants_are_only_the_changed_fields_in_the_language_asked() -> None:
+    """(RuleSet.describe did this in the rules package with texts of its own; the one
+    catalogue's texts are the UI's now, and so is the listing.)"""
+    from dudo_p2p.rules import RuleSet
+    from dudo_p2p.ui.overlays import active_variant_lines
+
+    assert active_variant_lines(Tr("en"), RuleSet()) == []
+    lines = active_variant_lines(Tr("es"), RuleSet(siciliana=True))
+    assert lines == ["V15 (sí): " + Tr("es")("variant.siciliana")]
+    with pytest.raises(ValueError):
+        Tr("de")

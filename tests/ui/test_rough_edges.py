@@ -12,7 +12,7 @@ import pytest
 from dudo_p2p.rules import RuleSet, odds
 from dudo_p2p.ui import draw, widgets
 from dudo_p2p.ui.app import App
-from dudo_p2p.ui.i18n import EN, ES, Tr
+from dudo_p2p.ui.i18n import CATALOGUE, Tr
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.side_panel import HISTORY_LINES, history_window
@@ -158,7 +158,7 @@ def test_the_opener_is_told_what_the_direction_means_and_the_rules_say_it(
 
 
 def test_players_out_of_dice_are_not_called_eliminated() -> None:
-    for catalogue in (ES, EN):
+    for catalogue in CATALOGUE.values():
         for text in catalogue.values():
             assert "eliminad" not in text.lower() and "eliminated" not in text.lower()
     assert Tr("es")("reveal.eliminated", name="Ana") == "Ana se queda sin dados"
