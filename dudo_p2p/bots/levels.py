@@ -157,6 +157,8 @@ class ScoringBot:
         # Each opponent's doubt threshold fitted from reveals (used when ``fit_doubts``).
         self._doubts = DoubtModel(prior=0.35)
         self.fit_doubts = False
+        self.fit_seats = 8
+        self.doubt_evidence = 3
         # Tuned by seeded 200-game duels (see the report): doubting only below a threshold
         # beats doubting whenever the standing bid looks worse than our best raise, and the
         # next player is modelled as doubting near the same threshold.
@@ -208,20 +210,21 @@ class ScoringBot:
             self._doubts.observe(view)
 
     def fitted_doubts(self, know: Knowledge) -> bool:
-        """Use the fitted doubt thresholds here: ``fit_doubts`` and two seats left.
+        """Use the fitted doubt models here: ``fit_doubts`` and at most ``fit_seats`` seats
+        left."""
+        return self.fit_doubts and know.n_alive <= self.fit_seats
 
-        With more seats the fit made the expert bid as if its opponents rarely doubt (one
-        expert vs three normal, seed 12, 120 games: 0.31 with the fit, 0.50 without; the fit
-        is on a scale that does not read bids, normal reads them), while head to head it is
-        what beats the outside styles (vs pool:tight 0.51 -> 0.77).
-        """
-        return self.fit_doubts and know.n_alive == 2
-
-    def doubt_thresholds(self, know: Knowledge) -> dict[int, float]:
-        """Each hidden seat's doubt threshold when :meth:`fitted_doubts`, else none (0.35)."""
+    def doubt_models(self, know: Knowledge) -> dict[int, tuple[float, float]]:
+        """(reading, threshold) of each hidden seat whose doubts were fitted on at least
+        ``doubt_evidence`` decisions, when :meth:`fitted_doubts` (see :class:`DoubtModel`)."""
         if not self.fitted_doubts(know):
             return {}
-        return {s: self._doubts.threshold(s) for s, _ in know.hidden}
+        out: dict[int, tuple[float, float]] = {}
+        for s, _ in know.hidden:
+            if self._doubts.observed(s) >= self.doubt_evidence:
+                reading = self._doubts.reading(s)
+                out[s] = (reading, self._doubts.threshold(s, reading))
+        return out
 
     def taus(self, know: Knowledge) -> dict[int, float]:
         """Truthfulness of each hidden seat for this decision's reading of bids."""

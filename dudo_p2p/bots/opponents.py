@@ -10,7 +10,6 @@ centred on ``prior``, so a few rounds move it only a little.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -19,9 +18,11 @@ from dudo_p2p.bots.prob import (
     binomial_pmf,
     face_choice_likelihood,
     match_probability,
+    posterior_match_pmfs,
     prob_at_least,
+    total_pmf,
 )
-from dudo_p2p.rules import Picado, Raise, RoundResult, SeatView, count_showing
+from dudo_p2p.rules import Bid, Picado, Raise, RoundResult, SeatView, count_showing
 
 GRID = tuple(i / 10 for i in range(11))
 
@@ -109,26 +110,44 @@ def _size(faces: dict[int, list[int]]) -> int:
     return sum(len(v) for v in faces.values())
 
 
-#: Doubt thresholds the :class:`DoubtModel` weighs (P(bid holds) seen from the doubter's dice).
+#: Doubt thresholds the :class:`DoubtModel` weighs (P(bid holds) on the seat's own scale).
 THRESHOLDS = tuple(0.1 + 0.05 * i for i in range(13))
+
+#: How a seat may read the others' bids when it judges one (the truthfulness it gives their
+#: faces, at the play-outs' sharpness 1): 0, not at all (its own dice plus the binomial of
+#: the rest: the pool's callers), half-way, or 0.9, the play-outs' default ``public_tau``.
+READINGS = (0.0, 0.5, 0.9)
+
+#: Width of the doubt sigmoid (in probability): P(doubt) = 1 / (1 + exp((p - t) / WIDTH)).
+WIDTH = 0.08
 
 
 @dataclass
 class DoubtModel:
-    """Online estimate of each seat's doubt threshold, fitted from reveals.
+    """Online estimate of how each seat decides to doubt, fitted from reveals.
 
     A seat facing a bid either raises or doubts. Once the round is revealed we know the
-    doubter's dice, so the chance the bid held *as that seat saw it* (its own matches plus
-    the binomial of the dice it could not see) is exact; a seat with threshold ``t`` is
-    modelled as doubting with probability ``1 / (1 + exp((p - t) / 0.08))``. The estimate is
-    the posterior mean over :data:`THRESHOLDS` with a normal prior around ``prior`` (sd
-    ``prior_sd``), so the hard level's own 0.35 stays the guess until reveals say otherwise.
+    facing seat's dice, so the chance the bid held *as that seat saw it* is exact on each
+    scale of :data:`READINGS`: its own matches plus, for every other hand, the binomial
+    (reading 0) or the posterior given the faces that hand had bid so far this round
+    (reading ``r``: those faces trusted with ``r``, as the play-outs' ``public_tau`` does).
+    A seat with threshold ``t`` on scale ``r`` doubts with probability
+    ``1 / (1 + exp((p_r - t) / WIDTH))``. Per seat the model keeps the likelihood of every
+    (reading, threshold) pair; :meth:`threshold` is the posterior mean of ``t`` on a given
+    scale (normal prior around ``prior``, sd ``prior_sd``) and :meth:`reading` the scale the
+    reveals favour. A threshold must be *used* on the scale it was fitted on: thresholds fitted
+    on the binomial scale and compared with chances that read bids (higher, for a true bid)
+    made the play-outs believe a reading player such as normal almost never doubts.
     """
 
     prior: float = 0.35
     prior_sd: float = 0.12
-    _seen: dict[int, tuple[bool, tuple[tuple[int, int, int], ...]]] = field(default_factory=dict)
-    _loglik: dict[int, list[float]] = field(default_factory=dict)
+    readings: tuple[float, ...] = READINGS
+    _seen: dict[int, tuple[bool, bool, tuple[tuple[int, int, int], ...]]] = field(
+        default_factory=dict
+    )
+    _loglik: dict[int, list[list[float]]] = field(default_factory=dict)
+    _facings: dict[int, int] = field(default_factory=dict)
     _done: set[int] = field(default_factory=set)
 
     def observe(self, view: SeatView) -> None:
@@ -139,55 +158,128 @@ class DoubtModel:
         )
         if raises:
             old = self._seen.get(state.round_no)
-            if old is None or len(raises) >= len(old[1]):
-                self._seen[state.round_no] = (state.wild, raises)
+            if old is None or len(raises) >= len(old[2]):
+                palifico = state.palifico_round is not None
+                self._seen[state.round_no] = (state.wild, palifico, raises)
         for result in state.results:
             if result.round_no in self._done:
                 continue
             self._done.add(result.round_no)
-            wild, seen = self._seen.pop(result.round_no, (state.rules.aces_wild, ()))
-            self._fit(view.seat, wild, seen, result)
+            wild, palifico, seen = self._seen.pop(
+                result.round_no, (state.rules.aces_wild, False, ())
+            )
+            self._fit(view.seat, wild, palifico, seen, result)
 
     def _fit(
         self,
         me: int,
         wild: bool,
+        palifico: bool,
         seen: tuple[tuple[int, int, int], ...],
         result: RoundResult,
     ) -> None:
-        total = sum(len(d) for d in result.dice)
-        facing: list[tuple[int, int, int, bool]] = []  # (seat, count, face, doubted)
         bid = result.bid
-        if bid is not None and seen and seen[-1][1:] != (bid.count, bid.face):
-            # the final raise came after our last look: its bidder faced our last seen bid
+        called = result.kind in ("dudo", "calzo", "matar")
+        if bid is not None and called and (not seen or seen[-1][1:] != (bid.count, bid.face)):
+            # the final raise came after our last look (or we never saw a bid this round)
             seen = (*seen, (result.target, bid.count, bid.face))
-        for (_, count, face), (seat, _, _) in itertools.pairwise(seen):
-            facing.append((seat, count, face, False))
-        if result.kind == "dudo" and result.bid is not None:
-            facing.append((result.caller, result.bid.count, result.bid.face, True))
-        for seat, count, face, doubted in facing:
+        facing: list[tuple[int, int, bool]] = []  # (index of the bid faced, seat, doubted)
+        for i, (seat, _, _) in enumerate(seen[1:]):
+            facing.append((i, seat, False))
+        if result.kind == "dudo" and bid is not None and seen:
+            facing.append((len(seen) - 1, result.caller, True))
+        sizes = [len(d) for d in result.dice]
+        for i, seat, doubted in facing:
             if seat == me or seat >= len(result.dice) or not result.dice[seat]:
                 continue
-            dice = result.dice[seat]
-            need = count - count_showing(dice, face, wild=wild)
-            p = prob_at_least(
-                binomial_pmf(total - len(dice), match_probability(face, wild=wild)), need
-            )
-            ll = self._loglik.setdefault(seat, [0.0] * len(THRESHOLDS))
-            for i, t in enumerate(THRESHOLDS):
-                q = 1.0 / (1.0 + math.exp((p - t) / 0.08))
-                q = min(0.98, max(0.02, q))
-                ll[i] += math.log(q if doubted else 1.0 - q)
+            _, count, face = seen[i]
+            ll = self._loglik.setdefault(seat, [[0.0] * len(THRESHOLDS) for _ in self.readings])
+            self._facings[seat] = self._facings.get(seat, 0) + 1
+            faces = _faces_before(seen[: i + 1], palifico)
+            for row, reading in zip(ll, self.readings, strict=True):
+                p = seen_chance(
+                    result.dice[seat], seat, sizes, faces, Bid(count, face), reading, wild=wild
+                )
+                for j, t in enumerate(THRESHOLDS):
+                    q = 1.0 / (1.0 + math.exp((p - t) / WIDTH))
+                    q = min(0.98, max(0.02, q))
+                    row[j] += math.log(q if doubted else 1.0 - q)
 
-    def threshold(self, seat: int) -> float:
-        """Posterior-mean doubt threshold of ``seat`` (the prior when nothing is known)."""
+    def observed(self, seat: int) -> int:
+        """How many of ``seat``'s decisions facing a bid have been fitted."""
+        return self._facings.get(seat, 0)
+
+    def _posterior(self, seat: int) -> list[list[float]] | None:
+        """Unnormalised posterior weights per (reading, threshold), None when nothing seen."""
         ll = self._loglik.get(seat)
         if ll is None:
-            return self.prior
+            return None
         logs = [
-            x - 0.5 * ((t - self.prior) / self.prior_sd) ** 2
-            for x, t in zip(ll, THRESHOLDS, strict=True)
+            [
+                x - 0.5 * ((t - self.prior) / self.prior_sd) ** 2
+                for x, t in zip(row, THRESHOLDS, strict=True)
+            ]
+            for row in ll
         ]
-        top = max(logs)
-        weights = [math.exp(v - top) for v in logs]
+        top = max(max(row) for row in logs)
+        return [[math.exp(v - top) for v in row] for row in logs]
+
+    def threshold(self, seat: int, reading: float = 0.0) -> float:
+        """Posterior-mean doubt threshold of ``seat`` on the scale ``reading`` (one of
+        :attr:`readings`; 0: own dice plus the binomial); the prior when nothing is known."""
+        post = self._posterior(seat)
+        if post is None:
+            return self.prior
+        weights = post[self.readings.index(reading)]
         return sum(w * t for w, t in zip(weights, THRESHOLDS, strict=True)) / sum(weights)
+
+    def reading(self, seat: int) -> float:
+        """The reading of :attr:`readings` whose thresholds explain ``seat``'s doubts best
+        (marginal likelihood, equal prior odds); the first when nothing is known."""
+        post = self._posterior(seat)
+        if post is None:
+            return self.readings[0]
+        best = max(range(len(post)), key=lambda i: (sum(post[i]), -i))
+        return self.readings[best]
+
+
+def seen_chance(
+    dice: tuple[int, ...],
+    seat: int,
+    sizes: list[int],
+    faces: dict[int, list[int]],
+    bid: Bid,
+    reading: float,
+    *,
+    wild: bool,
+) -> float:
+    """P(``bid`` holds) as ``seat`` holding ``dice`` sees it on the scale ``reading``.
+
+    ``sizes``: every seat's dice count; ``faces``: the faces each seat chose in its bids so
+    far this round. Every other hand is binomial (``reading`` 0) or its posterior given its
+    faces trusted with ``reading`` (the play-outs' :func:`~dudo_p2p.bots.prob.posterior_match_pmfs`
+    at sharpness 1, as their ``belief`` reads bids).
+    """
+    parts: list[list[float]] = []
+    for other, n in enumerate(sizes):
+        if other == seat or n == 0:
+            continue
+        bid_faces = faces.get(other)
+        if bid_faces and reading > 0:
+            pmfs = posterior_match_pmfs(n, tuple(sorted(bid_faces)), reading, wild)
+            parts.append(list(pmfs[bid.face - 1]))
+        else:
+            parts.append(binomial_pmf(n, match_probability(bid.face, wild=wild)))
+    own = count_showing(dice, bid.face, wild=wild)
+    return prob_at_least(total_pmf(own, parts), bid.count)
+
+
+def _faces_before(
+    seen: tuple[tuple[int, int, int], ...], palifico: bool
+) -> dict[int, list[int]]:
+    """Per seat, the faces it chose in ``seen`` (a palifico round: the opening's face only)."""
+    faces: dict[int, list[int]] = {}
+    for k, (seat, _, face) in enumerate(seen):
+        if k == 0 or not palifico:
+            faces.setdefault(seat, []).append(face)
+    return faces

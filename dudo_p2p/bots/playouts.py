@@ -13,9 +13,12 @@ fitted truthfulness per opponent), independently per seat. In each world:
   ``public_tau`` — the way the normal and hard levels read bids. A seat doubts when the
   standing bid holds with a chance below ``doubt_below`` and below the chance that its best
   minimum raise is false (times ``raise_scale``, the hard level's look-ahead in one number),
-  else makes that raise, until someone doubts or no raise is left. Beliefs are fixed for a
-  play-out (bids made inside it are not read), which keeps a play-out a few table look-ups
-  per step.
+  else makes that raise, until someone doubts or no raise is left. An opponent whose doubts
+  were fitted from reveals (:class:`~dudo_p2p.bots.opponents.DoubtModel`) follows its fitted
+  model instead: it reads bids with its fitted reading (0: not at all) and doubts exactly
+  when the standing bid holds, on that scale, with a chance below its fitted threshold — the
+  scale the threshold was fitted on. Beliefs are fixed for a play-out (bids made inside it
+  are not read), which keeps a play-out a few table look-ups per step.
 
 Every candidate is valued on the same worlds (common random numbers), so the comparison
 between candidates is far less noisy than each value. Payoff of a round to the deciding
@@ -62,10 +65,13 @@ class PlayoutConfig:
     doubt_below: float = 0.35
     raise_scale: float = 0.7
     gain_value: float = 0.8
-    # How much a play-out seat trusts the faces others bid. 0.9 made the expert bid as if
-    # every opponent read its bids; against players that do not (pool:liar, the equilibrium
-    # player) 0.5 won 0.64 -> 0.77 and 0.70 -> 0.83, against hard 0.70 -> 0.72 (seed 12, 300).
-    public_tau: float = 0.5
+    # How much a play-out seat without a fitted doubt model trusts the faces others bid (a
+    # fitted seat reads them as its fit says: see DoubtModel). 0.5 had helped against
+    # players that do not read bids while the fitted thresholds were used on the wrong
+    # scale; with the fit on its own scale 0.9 is back (seed 12: vs hard 0.640 -> 0.697 of
+    # 300, one expert vs three normal 0.450 -> 0.467 of 120, vs pool:equilibrium 162 -> 162
+    # of 200).
+    public_tau: float = 0.9
 
 
 #: The shipped expert's configuration.
@@ -105,8 +111,10 @@ class PlayoutEvaluator:
     """Values candidate actions of the seat deciding in ``view`` (see the module docstring).
 
     ``taus`` / ``default_tau`` / ``sharpness``: the truthfulness model used to sample each
-    hidden hand (the same the hard level scores with). ``doubt_below``: per seat, the doubt
-    threshold its play-out policy uses (missing seats: ``config.doubt_below``).
+    hidden hand (the same the hard level scores with). ``fitted``: per opponent seat whose
+    doubts were fitted, ``(reading, threshold)`` — the truthfulness it gives the others' bid
+    faces and the chance, on that scale, below which it doubts (see the module docstring);
+    other seats play the default policy.
     """
 
     def __init__(
@@ -118,7 +126,7 @@ class PlayoutEvaluator:
         config: PlayoutConfig = DEFAULT_CONFIG,
         *,
         sharpness: float = 1.0,
-        doubt_below: dict[int, float] | None = None,
+        fitted: dict[int, tuple[float, float]] | None = None,
     ) -> None:
         state = view.state
         self.config = config
@@ -136,11 +144,10 @@ class PlayoutEvaluator:
             order.append(seat)
             seat = next_live_seat(view, seat)
         self.order = tuple(order)
-        # Each seat's doubt threshold in the play-out policy (fitted per opponent if given).
-        fitted = doubt_below or {}
-        self.doubt_below = tuple(
-            config.doubt_below if pos == 0 else fitted.get(seat, config.doubt_below)
-            for pos, seat in enumerate(order)
+        # Per position: (reading, threshold) of a fitted opponent, None for the default policy.
+        models = fitted or {}
+        self.fitted = tuple(
+            None if pos == 0 else models.get(seat) for pos, seat in enumerate(order)
         )
         self.sizes = tuple(state.dice_counts[s] for s in order)
         self.can_gain = state.dice_counts[view.seat] < state.rules.starting_dice
@@ -194,11 +201,12 @@ class PlayoutEvaluator:
     def belief(self, viewer: int, our_face: int) -> tuple[tuple[float, ...], ...]:
         """Per face, ``t[k]`` = P(the seats other than ``viewer`` hold >= k matches), as
         ``viewer`` reads the bids: the root's bid faces plus our candidate raise on
-        ``our_face`` (0: none)."""
+        ``our_face`` (0: none), trusted with ``public_tau`` or the viewer's fitted reading."""
         key = (viewer, our_face)
         out = self._beliefs.get(key)
         if out is None:
-            tau = round(self.config.public_tau * 20) / 20
+            model = self.fitted[viewer]
+            tau = round((self.config.public_tau if model is None else model[0]) * 20) / 20
             rows: list[tuple[float, ...]] = []
             for face in range(1, 7):
                 parts: list[list[float]] = []
@@ -238,10 +246,10 @@ class PlayoutEvaluator:
         matches: tuple[int, ...],
         belief: tuple[tuple[float, ...], ...],
         bid: tuple[int, int],
-        doubt_below: float | None = None,
+        model: tuple[float, float] | None = None,
     ) -> tuple[int, int] | None:
         """The play-out move of a seat facing ``bid``: a raise, or None to doubt
-        (``doubt_below``: that seat's threshold, default the config's)."""
+        (``model``: that seat's fitted (reading, threshold); None: the default policy)."""
         best: tuple[int, int] | None = None
         best_p = -1.0
         for r in self.min_raises(bid):
@@ -251,9 +259,10 @@ class PlayoutEvaluator:
         if best is None:
             return None
         p_stand = self.chance(matches, belief, bid)
+        if model is not None:  # the fitted model: a threshold on the scale it was fitted on
+            return None if p_stand < model[1] else best
         cfg = self.config
-        below = cfg.doubt_below if doubt_below is None else doubt_below
-        if p_stand < below and p_stand < (1.0 - best_p) * cfg.raise_scale:
+        if p_stand < cfg.doubt_below and p_stand < (1.0 - best_p) * cfg.raise_scale:
             return None
         return best
 
@@ -272,7 +281,7 @@ class PlayoutEvaluator:
         bidder = 0
         actor = 1 % n
         for _ in range(MAX_STEPS):
-            move = self.policy(world[actor], beliefs[actor], bid, self.doubt_below[actor])
+            move = self.policy(world[actor], beliefs[actor], bid, self.fitted[actor])
             if move is None:
                 held = self._held(world, bid[1])
                 return self._loss(actor if held >= bid[0] else bidder)

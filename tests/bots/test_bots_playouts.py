@@ -92,3 +92,30 @@ def test_expert_uses_play_outs_in_real_games() -> None:
     play_game(RuleSet(), 3, [as_player(expert)] + [as_player(b) for b in others],
               random.Random(4))
     assert expert.playout_hits > 0
+
+
+def test_a_fitted_seat_reads_and_doubts_on_the_scale_it_was_fitted_on() -> None:
+    # Seat 0 bid 2x5 then seat 1 3x5; seat 0 (us, four fives) weighs raises. In the play-outs
+    # seat 1 follows its fitted model: with reading 0 it ignores our bid of fives (its belief
+    # is the binomial, whatever we bid), with reading 0.5 it reads it (0.9: as by default);
+    # and it doubts exactly when the bid holds, on that scale, with a chance below its
+    # threshold.
+    state = bidding_state(2).apply(Raise(0, Bid(2, 5))).apply(Raise(1, Bid(3, 5)))
+    view = state.view(0, (5, 5, 5, 5, 2))
+    know = Knowledge.from_view(view)
+    plain = PlayoutEvaluator(view, know, {}, 0.9, fitted={1: (0.0, 0.5)})
+    reading = PlayoutEvaluator(view, know, {}, 0.9, fitted={1: (0.5, 0.5)})
+    default = PlayoutEvaluator(view, know, {}, 0.9)
+    binomial = plain.belief(1, 0)
+    assert plain.belief(1, 5) == binomial  # our raise on fives moves nothing
+    assert reading.belief(1, 5)[4] != binomial[4]  # it moves the reader's fives
+    assert reading.belief(1, 5) != default.belief(1, 5)  # public_tau 0.9 reads more
+    assert PlayoutEvaluator(view, know, {}, 0.9, fitted={1: (0.9, 0.5)}).belief(
+        1, 5
+    ) == default.belief(1, 5)
+    # seat 1 holds one five: 4x5 needs three of our five dice on the binomial scale
+    ones = (1, 0, 0, 0, 1, 0)
+    p = plain.chance(ones, binomial, (4, 5))
+    assert 0.2 < p < 0.5
+    assert plain.policy(ones, binomial, (4, 5), (0.0, p + 0.01)) is None
+    assert plain.policy(ones, binomial, (4, 5), (0.0, p - 0.01)) is not None
