@@ -8,7 +8,8 @@ walks an epoch's phases for our seat:
 - in each phase our seat sends what it owes, exactly once per (epoch, phase): our commitment
   (our secrets drawn and journalled durably first), nonce, reveal or result signature, and
   it is also our entry for the current position (re-sent while the log is stuck);
-- whenever the seat to act changes, the session hears it, with the human turn deadline.
+- whenever the seat to act changes, the session hears it, with the human turn deadline
+  (the opener's SETUP choice included).
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ class PhasesMixin(MachineCore):
                     )
                 )
             )
+            self._turn_event(now)
+        if rep.phase is EpochPhase.SETUP:
+            # A new epoch opens with the opener's choice (the direction after the opener
+            # draw, or every round with direction_each_round): it is a turn like a bid, with
+            # the same deadline. Without this event a human opener's timer bot never played
+            # it and the table stalled until the opener was voted out (issue 15).
             self._turn_event(now)
         if phase is EpochPhase.REVEAL and rep.phase is EpochPhase.SIGN and rep.engine.results:
             self._out.append(Emit(ev.RoundResolved(rep.engine.results[-1])))

@@ -32,12 +32,15 @@ def loopback_net(beacon_port: int) -> list[str]:
 class Peer:
     """One ``python -m dudo_p2p ARGS`` process (``prefix`` runs it in a namespace)."""
 
-    def __init__(self, name: str, args: list[str], prefix: list[str] | None = None) -> None:
+    def __init__(self, name: str, args: list[str], prefix: list[str] | None = None, *,
+                 stdin: int | None = None) -> None:
+        """``stdin``: ``subprocess.PIPE`` for a host played from the terminal that must wait
+        (a pipe nobody writes to) rather than read the end of the test's stdin and quit."""
         self.name = name
         self.args = args
         self.proc = subprocess.Popen(
             [*(prefix or []), sys.executable, "-m", "dudo_p2p", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         self.lines: list[str] = []
         self._changed = threading.Condition()
@@ -86,7 +89,7 @@ class Peer:
         return self.proc.returncode
 
     def _close_pipes(self) -> None:
-        for stream in (self.proc.stdout, self.proc.stderr):
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None and not stream.closed:
                 stream.close()
 
