@@ -20,7 +20,7 @@ import argparse
 import os
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,8 @@ from dudo_p2p.ui.local_tables import local_factory
 from dudo_p2p.ui.request import TableRequest, Unavailable, parse_address
 
 DEFAULT_TURN_TIMER_S = 60.0
+# the bots "start now" calls to empty seats (names apart from the created table's bots')
+FILL_NAMES = ("Fede", "Gabi", "Hugo", "Inés", "Julia")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -127,7 +129,11 @@ class NetworkTables:
                          grace_ms=int(HUMAN_GRACE * 1000), journal_dir=paths.journal_dir())
         stop = spawn_bot_peers(request.bots, request.bot_level, node.links.port)
         bot = make_bot(request.bot_level, random.Random())
-        return NodeSession(node, timer_bot=bot.decide, on_close=[stop])
+
+        def fill(n: int) -> Callable[[], None]:  # "start now" with bots in the empty seats
+            return spawn_bot_peers(n, request.bot_level, node.links.port, names=FILL_NAMES)
+
+        return NodeSession(node, timer_bot=bot.decide, on_close=[stop], filler=fill)
 
     def _join(self, request: TableRequest) -> Session:
         if request.code:  # CODE[@FINGERPRINT]: the table the beacons show, by that host

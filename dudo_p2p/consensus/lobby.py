@@ -28,8 +28,11 @@ The handshake (protocol.md §4.9, "Lobby"):
    ``--table``) asks for whatever table the host holds. A joiner that pinned its host
    (``KeyPin``) takes a welcome or refusal signed by any other key as "wrong host".
 3. A welcomed joiner keeps saying hello to its host every :data:`STAY_EVERY` seconds; the
-   host frees the seat of a joiner unheard for :data:`SEAT_HOLD` seconds, and sends the new
-   seats to every joiner in a fresh ``welcome`` whenever they change.
+   host frees the seat of a joiner unheard for :data:`SEAT_HOLD` seconds, or at once when
+   the joiner sends a signed ``leave`` (its player cancelled), and sends the new seats
+   (names and keys) to every joiner in a fresh ``welcome`` whenever they change. The host's
+   player may change the seat count, remove a joiner (a signed ``refused`` with reason
+   ``removed``; a later hello from that key is refused the same) or start now.
 4. When every seat is taken the host proposes the ``genesis`` (seat 0 the host, then join
    order, names made distinct: :mod:`~dudo_p2p.protocol.names`) and sends it to each
    joiner. Every joiner checks it (signed by the host that welcomed it, its table code and
@@ -65,10 +68,18 @@ from dudo_p2p.errors import DecodeError, InvalidValue, RemoteProtocolError
 from dudo_p2p.protocol import names
 from dudo_p2p.protocol.codec import MAX_FRAME
 from dudo_p2p.protocol.envelope import Envelope, open_envelope
-from dudo_p2p.protocol.kinds import GAME_ID_LEN, Genesis, GenesisSign, Hello, Refusal, Welcome
+from dudo_p2p.protocol.kinds import (
+    GAME_ID_LEN,
+    Genesis,
+    GenesisSign,
+    Hello,
+    Leave,
+    Refusal,
+    Welcome,
+)
 from dudo_p2p.protocol.refusals import RefusalReason
 
-LOBBY_KINDS = frozenset({"hello", "welcome", "refused", "genesis", "genesis-sign"})
+LOBBY_KINDS = frozenset({"hello", "welcome", "refused", "leave", "genesis", "genesis-sign"})
 LOBBY_GAME_ID = bytes(GAME_ID_LEN)
 HELLO_EVERY = 0.2  # seconds between hellos while a target has not answered
 # Faster than the one second the brief suggests: links dialled on the genesis refuse frames
@@ -239,7 +250,7 @@ class Lobby:
     def receive(
         self, frame: bytes, sender: bytes, address: str | None, now: float
     ) -> list[LobbyEffect]:
-        """Handle one lobby frame (hello, welcome, refused, genesis, genesis-sign) from the
+        """Handle one lobby frame (hello, welcome, refused, leave, genesis, genesis-sign) from the
         link held under ``sender``, which came from IP ``address``. Bad input is logged,
         never raised."""
         try:
@@ -254,6 +265,9 @@ class Lobby:
                 case Refusal():
                     self._expect_lobby_context(env.game_id, env.seq)
                     return self._on_refusal(env.author, env.body, sender, address)
+                case Leave():
+                    self._expect_lobby_context(env.game_id, env.seq)
+                    return self._on_leave(env.author, env.body, now)
                 case Genesis():
                     if self.phase is Phase.SEATED:
                         return self._answer(env.author, now)
@@ -271,7 +285,8 @@ class Lobby:
     @staticmethod
     def _expect_lobby_context(game_id: bytes, seq: int) -> None:
         if game_id != LOBBY_GAME_ID or seq != 0:
-            raise DecodeError("hello, welcome and refused travel with a zero game id and seq 0")
+            raise DecodeError("hello, welcome, refused and leave travel with a zero game id "
+                              "and seq 0")
 
     # What a peer that is not in the role a frame is meant for does with it (the roles
     # override the frames they handle).
@@ -292,6 +307,9 @@ class Lobby:
         if refusal.to != self.identity.public_key:
             return [Log("info", "a refusal not meant for us; ignored")]
         return []
+
+    def _on_leave(self, author: bytes, leave: Leave, now: float) -> list[LobbyEffect]:
+        return [Log("info", "a leave reached a peer that is not gathering a table; ignored")]
 
     def _on_genesis(self, frame: bytes, author: bytes, now: float) -> list[LobbyEffect]:
         """A genesis before this peer is seated."""

@@ -3,8 +3,11 @@ I/O, no clock.
 
 A :class:`HostLobby` holds seat 0: it answers every hello with a ``welcome`` or a signed
 ``refused``, sends the new seats to every joiner whenever they change, frees the seat of a
-joiner unheard for :data:`~.lobby.SEAT_HOLD` seconds, proposes the genesis once every seat is
-taken (or at :meth:`HostLobby.start_now`), signs it last and hands every joiner the bundle.
+joiner unheard for :data:`~.lobby.SEAT_HOLD` seconds (at once when it sends ``leave``),
+proposes the genesis once every seat is taken (or at :meth:`HostLobby.start_now`), signs it
+last and hands every joiner the bundle. The host's player changes the seat count
+(:meth:`HostLobby.set_seats`) and removes joiners (:meth:`HostLobby.remove`) while the table
+gathers.
 """
 
 from __future__ import annotations
@@ -31,7 +34,15 @@ from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.protocol import names
 from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
-from dudo_p2p.protocol.kinds import GAME_ID_LEN, GenesisSign, Hello, Refusal, Welcome
+from dudo_p2p.protocol.kinds import (
+    GAME_ID_LEN,
+    MAX_SEATS,
+    GenesisSign,
+    Hello,
+    Leave,
+    Refusal,
+    Welcome,
+)
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import RuleSet
 
@@ -72,6 +83,7 @@ class HostLobby(Lobby):
                       link_port)
         ]
         self.heard: dict[bytes, float] = {}  # when each joiner last said hello
+        self.removed: set[bytes] = set()  # keys our player removed: refused from then on
 
     # ---- what the node asks ---------------------------------------------------------------
 
@@ -110,6 +122,52 @@ class HostLobby(Lobby):
         self.seats_total = len(self.players)
         return self._propose(now)
 
+    def set_seats(self, seats: int, now: float) -> list[LobbyEffect]:
+        """Gathering: the table now has ``seats`` seats (2-6, never fewer than are taken);
+        every joiner gets the new roster, and a table that is full at the new count proposes
+        the genesis. InvalidValue for a count outside that range; nothing when not
+        gathering."""
+        if self.phase is not Phase.GATHERING:
+            return []
+        if not max(2, len(self.players)) <= seats <= MAX_SEATS:
+            raise InvalidValue(f"{seats} seats: the table has {len(self.players)} taken and "
+                               f"seats 2 to {MAX_SEATS}")
+        self.seats_total = seats
+        out: list[LobbyEffect] = [Log("info", f"table {self.table}: {seats} seats")]
+        out.extend(self._send_roster())
+        if len(self.players) == seats:
+            out.extend(self._propose(now))
+        return out
+
+    def remove(self, pub: bytes, now: float) -> list[LobbyEffect]:
+        """Our player takes joiner ``pub`` off the table before the game starts: it is sent a
+        signed ``refused`` (``removed``), its seat is freed (a genesis being signed is
+        withdrawn) and a later hello from it is refused the same. Nothing for a key that
+        holds no joiner's seat, or once seated."""
+        if (self.phase not in (Phase.GATHERING, Phase.SIGNING)
+                or pub not in (p.pub for p in self.players[1:])):
+            return []
+        self.removed.add(pub)
+        out: list[LobbyEffect] = [SendTo(pub, self._refusal(pub, RefusalReason.REMOVED))]
+        return out + self._let_go({pub}, "removed by the host", now)
+
+    def _on_leave(self, author: bytes, leave: Leave, now: float) -> list[LobbyEffect]:
+        """A joiner gives its seat back (protocol.md §4.9 step 3): freed at once."""
+        if leave.table != self.table or leave.game_id != self.game_id:
+            return [Log("info", f"a leave for another table from {fingerprint(author)}; "
+                                "ignored")]
+        if (self.phase not in (Phase.GATHERING, Phase.SIGNING)
+                or author not in (p.pub for p in self.players[1:])):
+            return []  # not seated here (freed already), or the game runs: its bye says it
+        return self._let_go({author}, "left the table", now)
+
+    def _let_go(self, pubs: set[bytes], why: str, now: float) -> list[LobbyEffect]:
+        """Free the seats of ``pubs`` now: gathering, and the joiners left get the roster;
+        signing, the genesis (which seats them) is withdrawn first."""
+        if self.phase is Phase.SIGNING:
+            return self._regather(pubs, why, now)
+        return self._free(pubs, why) + self._send_roster()
+
     # ---- receiving ------------------------------------------------------------------------
 
     def _on_hello(
@@ -125,6 +183,8 @@ class HostLobby(Lobby):
         refused = None
         if hello.table and hello.table != self.table:  # "": whatever table is hosted here
             refused = RefusalReason.UNKNOWN_TABLE
+        elif author in self.removed:
+            refused = RefusalReason.REMOVED
         elif not name:
             refused = RefusalReason.BAD_NAME
         elif seat is None and self.phase is not Phase.GATHERING:
@@ -213,6 +273,7 @@ class HostLobby(Lobby):
             table=self.table or "",
             game_id=self.game_id,
             names=names.distinct([p.name for p in self.players], [p.pub for p in self.players]),
+            keys=tuple(p.pub for p in self.players),
             seats_total=self.seats_total,
             port=self.link_port,
         )
@@ -249,10 +310,14 @@ class HostLobby(Lobby):
         never signed this genesis, so no peer can ever be seated by it."""
         signing = self.signing
         assert signing is not None
-        unsigned = [pub for seat, pub in enumerate(signing.body.pubs)
-                    if seat != 0 and seat not in signing.signatures]
-        out = self._free(set(unsigned), f"no signature on the genesis {SIGN_WITHIN:g} s after it "
-                                   "was proposed")
+        unsigned = {pub for seat, pub in enumerate(signing.body.pubs)
+                    if seat != 0 and seat not in signing.signatures}
+        return self._regather(unsigned, f"no signature on the genesis {SIGN_WITHIN:g} s after "
+                                        "it was proposed", now)
+
+    def _regather(self, freed: set[bytes], why: str, now: float) -> list[LobbyEffect]:
+        """Drop the genesis being signed, free the seats of ``freed`` and gather again."""
+        out = self._free(freed, why)
         self.signing = None
         self.phase = Phase.GATHERING
         for p in self.players[1:]:
@@ -262,7 +327,7 @@ class HostLobby(Lobby):
         # The freed get the new seats too: one that is alive (its frames were lost) drops the
         # genesis, says hello again and is seated anew; one that went elsewhere ignores it.
         welcome = self._welcome()
-        told = [*(p.pub for p in self.players[1:]), *unsigned]
+        told = [*(p.pub for p in self.players[1:]), *sorted(freed)]
         return out + [SendTo(pub, welcome) for pub in told]
 
     def _stale_sign(self, author: bytes, now: float) -> list[LobbyEffect]:

@@ -4,7 +4,9 @@ I/O, no clock.
 A :class:`JoinerLobby` says hello to every target it is offered until one welcomes it, then
 keeps saying it is still there (a stay) until the genesis comes; it checks the genesis, links
 to every seat, signs it and re-sends its signature to the host until it is seated. A refusal
-(or an answer signed by a key other than the pinned one) drops that target.
+(or an answer signed by a key other than the pinned one) drops that target. A joiner whose
+player cancels before the game starts gives its seat back with a signed ``leave``
+(:meth:`JoinerLobby.leave`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from dudo_p2p.consensus.lobby import (
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.protocol import names
 from dudo_p2p.protocol.envelope import seal_envelope
-from dudo_p2p.protocol.kinds import GenesisSign, Hello, Refusal, Welcome
+from dudo_p2p.protocol.kinds import GenesisSign, Hello, Leave, Refusal, Welcome
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import RuleSet
 
@@ -70,6 +72,7 @@ class JoinerLobby(Lobby):
         self.host_pub: bytes | None = None
         self.host_address: tuple[str, int] | None = None
         self.roster: tuple[str, ...] = ()  # the names of the host's last welcome
+        self.roster_keys: tuple[bytes, ...] = ()  # ... and each seat's key, beside its name
         self.next_stay = 0.0
 
     # ---- what the node asks ---------------------------------------------------------------
@@ -118,6 +121,17 @@ class JoinerLobby(Lobby):
             out.extend(self._send_signing())
         return out
 
+    def leave(self) -> list[LobbyEffect]:
+        """Our player cancels before the game starts: a signed ``leave`` to the host that
+        welcomed us, so it frees our seat at once (protocol.md §4.9 step 3). Nothing when no
+        host has welcomed us, or once seated (the game's ``bye`` says it then)."""
+        if self.host_pub is None or self.phase not in (Phase.GATHERING, Phase.SIGNING):
+            return []
+        body = Leave(self.table or "", self.game_id)
+        frame = seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, body).to_bytes()
+        return [SendTo(self.host_pub, frame),
+                Log("info", f"leaving table {self.table} before it starts")]
+
     # ---- hello, welcome, refused ----------------------------------------------------------
 
     def _hello(self) -> bytes:
@@ -142,6 +156,11 @@ class JoinerLobby(Lobby):
             return [Log("warning", f"welcome to table {welcome.table}, we want {self.table}")]
         if welcome.game_id == LOBBY_GAME_ID:
             return [Log("warning", "a welcome without a game id")]
+        problem = _roster_problem(author, welcome)
+        if problem is None and self.identity.public_key not in welcome.keys:
+            problem = "seats that do not include us"
+        if problem is not None:
+            return [Log("warning", f"a welcome with {problem}; ignored")]
         # Link to the host where its signed welcome came from (the IP of the frame, the port
         # it names), not where a beacon said: a copied beacon can name an impostor's port.
         host = address if address is not None else target.host
@@ -156,7 +175,8 @@ class JoinerLobby(Lobby):
         # the placeholder link that reached the host becomes its link (one connection, not a
         # second one sharing its routing id); the links to the other targets are closed
         rekeys = [Rekey(k, author if k == key else None) for k in self.targets]
-        self.roster = welcome.names
+        self.targets = {}  # refused later, we look again from scratch (the node decides)
+        self.roster, self.roster_keys = welcome.names, welcome.keys
         return [
             *rekeys,
             Connect(author, host, port),
@@ -173,9 +193,13 @@ class JoinerLobby(Lobby):
         (never signed by the host) is withdrawn."""
         if author != self.host_pub or welcome.game_id != self.game_id:
             return []
+        problem = _roster_problem(author, welcome)  # one without us: our seat was freed
+        if problem is not None:
+            return [Log("warning", f"a roster with {problem}; ignored")]
         out: list[LobbyEffect] = []
-        if welcome.names != self.roster:
-            self.roster = welcome.names
+        self.seats_total = welcome.seats_total  # the host may change the seat count
+        if (welcome.names, welcome.keys) != (self.roster, self.roster_keys):
+            self.roster, self.roster_keys = welcome.names, welcome.keys
             out.append(Log("info", f"table {self.table}: {self._roster_text()}"))
         if self.phase is Phase.SIGNING:
             self.signing = None
@@ -278,3 +302,16 @@ class JoinerLobby(Lobby):
         if len(signing.signatures) < len(signing.body.pubs):
             return []
         return self._seat_table(signing)
+
+
+def _roster_problem(author: bytes, welcome: Welcome) -> str | None:
+    """What is wrong with the seats a welcome names (None: nothing): a key beside each name,
+    the host's (its author's) first, none twice."""
+    keys = welcome.keys
+    if len(keys) != len(welcome.names) or not keys:
+        return f"{len(welcome.names)} names and {len(keys)} keys"
+    if keys[0] != author:
+        return "a first seat that is not its host's"
+    if len(set(keys)) != len(keys):
+        return "a key in two seats"
+    return None

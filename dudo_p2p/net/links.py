@@ -389,13 +389,16 @@ class Links:
 
     # -- lifetime -------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Close every socket at once (linger 0: queued frames are dropped). Idempotent."""
+    def close(self, linger_ms: int = 0) -> None:
+        """Close every socket (linger 0, the default: queued frames are dropped; else the
+        links keep sending what is queued for up to ``linger_ms`` while the context
+        terminates: a last word such as a lobby ``leave``). Idempotent."""
         if self._closed:
             return
         self._closed = True
-        for peer_id in list(self._dealers):
-            self.disconnect(peer_id)
+        for entry in self._dealers.values():
+            _close_dealer(entry, linger_ms)
+        self._dealers.clear()
         self._router.disable_monitor()
         self._monitor.close(linger=0)
         self._router.close(linger=0)
@@ -412,10 +415,10 @@ class Links:
         sock.setsockopt(zmq.HEARTBEAT_TTL, self._timers.heartbeat_ttl)
 
 
-def _close_dealer(entry: _Dealer) -> None:
+def _close_dealer(entry: _Dealer, linger_ms: int = 0) -> None:
     entry.sock.disable_monitor()
     entry.monitor.close(linger=0)
-    entry.sock.close(linger=0)
+    entry.sock.close(linger=linger_ms)
 
 
 def _drained_event(monitor: zmq.Socket[Any]) -> bool:

@@ -83,6 +83,9 @@ TELL_LINGER = 10.0  # ... and wait at most this long for a removed seat to hear 
 LINK_UP_GRACE = 1.0
 HOLD_RETRY = 0.003
 MAX_HELD = 256
+# A joiner that cancels in the waiting room sends a lobby ``leave`` and closes at once: its
+# links keep sending what is queued this long while the node closes (ZeroMQ's linger).
+LEAVE_LINGER_MS = 500
 
 AnyEffect = Effect | LobbyEffect
 
@@ -180,6 +183,7 @@ class Node:
         self.over_at: float | None = None
         self.next_tick = self.started_at
         self.closed = False
+        self.linger_ms = 0  # how long the links flush what is queued when closing
 
     # ---- construction ---------------------------------------------------------------------
 
@@ -660,11 +664,31 @@ class Node:
             self.carry_out(list(self.lobby.start_now(self.clock())))
         self._update_beacon()
 
+    def set_seats(self, seats: int) -> None:
+        """Host, gathering: the table now has ``seats`` seats (``HostLobby.set_seats``;
+        InvalidValue for a count it cannot have)."""
+        if isinstance(self.lobby, HostLobby):
+            self.carry_out(list(self.lobby.set_seats(seats, self.clock())))
+        self._update_beacon()
+
+    def remove(self, pub: bytes) -> None:
+        """Host, before the game starts: take joiner ``pub`` off the table
+        (``HostLobby.remove``: it is told, signed, and refused from then on)."""
+        if isinstance(self.lobby, HostLobby):
+            self.carry_out(list(self.lobby.remove(pub, self.clock())))
+        self._update_beacon()
+
     def leave(self) -> None:
-        """Tell the table we quit (a forfeit) when the game is still running."""
+        """Tell the table we quit (a forfeit) when the game is still running; before it
+        starts, give our seat back to the host that welcomed us (a lobby ``leave``, sent
+        before :meth:`close` closes the links: they linger up to :data:`LEAVE_LINGER_MS`)."""
         if self.machine is not None and not self.machine.over:
             self.carry_out(list(self.machine.leave(self.clock())))
             self.left = True
+        elif self.machine is None and isinstance(self.lobby, JoinerLobby):
+            said = self.lobby.leave()
+            self.carry_out(said)
+            self.linger_ms = LEAVE_LINGER_MS if said else 0
 
     def close(self) -> None:
         """Close sockets and the journal. Idempotent."""
@@ -682,7 +706,7 @@ class Node:
     def links_close(self) -> None:
         links = getattr(self, "links", None)
         if links is not None:
-            links.close()
+            links.close(getattr(self, "linger_ms", 0))
         self.ctx.term()
 
 

@@ -9,7 +9,8 @@ never reaches state.
 
 Kinds in the table log (signed by their author, chained by ``prev``):
 ``genesis``, ``genesis-sign``, ``act``, ``commit``, ``nonce``, ``reveal``, ``result-sign``.
-Kinds that travel but are not log entries: ``hello``, ``welcome``, ``refused``, ``watch``, ``ack``,
+Kinds that travel but are not log entries: ``hello``, ``welcome``, ``refused``, ``leave``,
+``watch``, ``ack``,
 ``vote``, ``proof``, ``heartbeat``, ``sync-request``, ``sync-reply``, ``bye``, ``talk``.
 """
 
@@ -55,13 +56,15 @@ class Hello(Message):
 @message("welcome")
 @dataclass(frozen=True)
 class Welcome(Message):
-    """The host's answer to a hello: the seats so far, and its link port (signed: a beacon is
-    only a hint, and a copied one may name another port). Sent again to every joiner when the
-    seats change; one that reaches a joiner holding a genesis withdraws that genesis."""
+    """The host's answer to a hello: the seats so far (names and keys, seat 0 the host's),
+    and its link port (signed: a beacon is only a hint, and a copied one may name another
+    port). Sent again to every joiner when the seats change (the roster); one that reaches a
+    joiner holding a genesis withdraws that genesis."""
 
     table: Word
     game_id: Annotated[bytes, Size(GAME_ID_LEN)]
     names: Annotated[tuple[Name, ...], MaxLen(MAX_SEATS)]
+    keys: Annotated[tuple[Key, ...], MaxLen(MAX_SEATS)]  # seat i's key, beside names[i]
     seats_total: Annotated[int, Range(2, MAX_SEATS)]
     port: Port
 
@@ -76,6 +79,17 @@ class Refusal(Message):
     table: Word
     to: Key
     reason: Word
+
+
+@message("leave")
+@dataclass(frozen=True)
+class Leave(Message):
+    """A welcomed joiner gives its seat back before the game starts (its player cancelled):
+    the host frees it at once instead of after the seat hold. ``game_id`` is the one of the
+    host's welcome, so a leave from one gathering frees nothing at another."""
+
+    table: Word
+    game_id: Annotated[bytes, Size(GAME_ID_LEN)]
 
 
 @message("watch")

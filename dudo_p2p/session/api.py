@@ -48,6 +48,8 @@ class Gathering:
     loopback exists). ``fingerprints``: each seat's key fingerprint, beside ``names``
     (empty when the host did not send them). ``others``: joining by ``CODE@FINGERPRINT``,
     the ``CODE@FINGERPRINT`` of tables with our code whose host is another key.
+    ``can_fill``: hosting, bots can be called to the empty seats (:meth:`Gatherer.start_now`
+    with ``bots=True``); ``filling``: how many were called (0: none yet).
     """
 
     hosting: bool
@@ -61,18 +63,29 @@ class Gathering:
     addresses: tuple[str, ...] = ()
     fingerprints: tuple[str, ...] = ()
     others: tuple[str, ...] = ()
+    can_fill: bool = False
+    filling: int = 0
 
 
 @runtime_checkable
 class Gatherer(Protocol):
     """A session that may have to gather its table first (a networked one):
-    ``gathering()`` is the table's state while it is not seated, None once it plays;
-    ``start_now()`` starts a hosted table before it is full."""
+    ``gathering()`` is the table's state while it is not seated, None once it plays; the
+    host's player runs its waiting room with the rest (each does nothing when not hosting a
+    table that gathers)."""
 
     def gathering(self) -> Gathering | None: ...
 
-    def start_now(self) -> None:
-        """Hosting, with at least two seats taken: start with them (the table shrinks)."""
+    def start_now(self, bots: bool = False) -> None:
+        """Start before the table is full: with ``bots``, bots take the empty seats (when
+        ``Gathering.can_fill``); without, the table shrinks to those seated (two at
+        least)."""
+
+    def set_seats(self, seats: int) -> None:
+        """The table has ``seats`` seats from now on (2-6, never fewer than are taken)."""
+
+    def remove(self, seat: int) -> None:
+        """Take the joiner in ``seat`` (1..) off the table; its window is told why."""
 
 
 class Session(Protocol):

@@ -42,7 +42,9 @@ class NodeSession:
 
     ``timer_bot`` plays a turn whose timer ran out (None: nobody does); ``is_bot`` marks
     our seat as played by a bot in :meth:`players`; ``on_close`` runs after the node closed
-    (``start_bot_table`` stops its bot processes there).
+    (``start_bot_table`` stops its bot processes there). ``filler`` (hosting) calls ``n``
+    bots to our table's empty seats and returns what stops them (run at close): the bot
+    processes are started above this layer.
     """
 
     def __init__(
@@ -52,6 +54,7 @@ class NodeSession:
         timer_bot: BotFn | None = None,
         is_bot: bool = False,
         on_close: list[Callable[[], None]] | None = None,
+        filler: Callable[[int], Callable[[], None]] | None = None,
     ) -> None:
         self.node = node
         self.is_bot = is_bot
@@ -62,6 +65,8 @@ class NodeSession:
         self._queue: list[Event] = []
         self._closers = list(on_close or [])
         self.timer_turns = 0  # turns the timer bot played for us
+        self._filler = filler
+        self._filling = 0  # bots called to the empty seats
 
     # ---- Session API --------------------------------------------------------------------
 
@@ -145,6 +150,7 @@ class NodeSession:
                     names=tuple(p.name for p in lobby.players), seats=lobby.seats_total,
                     addresses=reachable(node),
                     fingerprints=tuple(fingerprint(p.pub) for p in lobby.players),
+                    can_fill=self._filler is not None, filling=self._filling,
                 )
             case JoinerLobby():
                 host, reason = lobby.host_pub, node.gave_up
@@ -154,15 +160,39 @@ class NodeSession:
                     why=node.seeker.why if reason is not None else "",
                     code=code, host_fingerprint=fingerprint(host) if host is not None else "",
                     names=lobby.roster, seats=lobby.seats_total,
+                    fingerprints=tuple(fingerprint(k) for k in lobby.roster_keys),
                     others=tuple(f"{code}@{fp}" for fp in node.seeker.other_hosts.values()),
                 )
         return None  # a resumed peer's lobby: seated already
 
-    def start_now(self) -> None:
-        """Hosting, gathering: start with the players who joined so far (at least two; the
-        table shrinks to them). Does nothing otherwise (:class:`~dudo_p2p.session.api.Gatherer`)."""
-        if self.node.machine is None and isinstance(self.node.lobby, HostLobby):
+    def start_now(self, bots: bool = False) -> None:
+        """Hosting, gathering (:class:`~dudo_p2p.session.api.Gatherer`): with ``bots``, call
+        bots to every empty seat (the table starts when they are seated, like any full
+        table; once); without, start with the players who joined so far (at least two; the
+        table shrinks to them). Does nothing otherwise."""
+        lobby = self.node.lobby
+        if self.node.machine is not None or not isinstance(lobby, HostLobby):
+            return
+        if not bots:
             self.node.start_now()
+            return
+        empty = lobby.seats_total - lobby.seats_taken
+        if self._filler is not None and empty > 0 and not self._filling:
+            self._filling = empty
+            self._closers.append(self._filler(empty))
+
+    def set_seats(self, seats: int) -> None:
+        """Hosting, gathering: the table has ``seats`` seats from now on (InvalidValue for a
+        count it cannot have: :meth:`HostLobby.set_seats`)."""
+        if self.node.machine is None and not self._filling:
+            self.node.set_seats(seats)
+
+    def remove(self, seat: int) -> None:
+        """Hosting, gathering: take the joiner in ``seat`` (1..) off the table."""
+        lobby = self.node.lobby
+        if (self.node.machine is None and isinstance(lobby, HostLobby)
+                and 1 <= seat < len(lobby.players)):
+            self.node.remove(lobby.players[seat].pub)
 
     def talk(self, phrase: int) -> None:
         """Table talk (:class:`~dudo_p2p.session.api.Talker`): say quick phrase ``phrase``."""

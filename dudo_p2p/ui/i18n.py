@@ -37,6 +37,7 @@ REFUSAL_KEYS = {
     "unknown_table": "refused.unknown_table", "bad_name": "refused.bad_name",
     "wrong_host": "refused.wrong_host", "ambiguous": "refused.ambiguous",
     "no_open_table": "refused.no_open_table", "other": "refused.other",
+    "removed": "refused.removed",
 }
 KIND_KEYS = {
     "dudo": "reveal.kind.dudo",
@@ -329,6 +330,10 @@ ES: dict[str, str] = {
                            "otra red? prueba con su dirección)",
     "join.code_other_host": "La mesa {code} que se ve es de otro anfitrión ({seen}), no de "
                             "{fp}: comprueba la huella",
+    "refused.removed": "el anfitrión te quitó de la mesa",
+    "wait.remove": "Quitar",
+    "wait.start_bots": "Empezar ya con bots ({n})",
+    "wait.filling": "Llamando a {n} bots a los asientos libres...",
 }
 
 EN: dict[str, str] = {
@@ -597,6 +602,10 @@ EN: dict[str, str] = {
                            "another network? try its address)",
     "join.code_other_host": "The table {code} in sight belongs to another host ({seen}), not "
                             "{fp}: check the fingerprint",
+    "refused.removed": "the host removed you from the table",
+    "wait.remove": "Remove",
+    "wait.start_bots": "Start now with bots ({n})",
+    "wait.filling": "Calling {n} bots to the empty seats...",
 }
 
 # the one catalogue: these words and the rule texts (rule_texts.py)

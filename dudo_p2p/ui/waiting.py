@@ -5,7 +5,10 @@ a join that gets no answer within :data:`JOIN_ANSWER_S` seconds, or that the hos
 (full, started, another key answered...), goes back to the lobby with a message saying what
 was tried and why. The host sees its waiting room: the table as a friend types it
 (``CODE@FINGERPRINT``, in big letters), every address this machine can be reached at, and the
-seats taken so far: each name with its key's fingerprint beside it. A join by table code
+seats taken so far: each name with its key's fingerprint beside it (on the joiners' screens
+too: the roster carries the keys). The host's player changes the seat count (− / +), removes
+a joiner ("Quitar", and that joiner's window says so), and starts now: with bots in the empty
+seats, or with those present (the table shrinks). A join by table code
 that finds nothing within :data:`JOIN_ANSWER_S` says so, naming the other hosts that offer
 that code when we named one (a mistyped fingerprint, or an impostor). Esc or the Cancel
 button leave at once, on either side.
@@ -16,6 +19,7 @@ socket and reads no interface itself.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import pygame
@@ -31,6 +35,9 @@ if TYPE_CHECKING:
 JOIN_ANSWER_S = 5.0  # a join no host has answered within this long fails (issue 15)
 CANCEL_RECT = pygame.Rect(540, 660, 200, 56)
 START_RECT = pygame.Rect(500, 580, 280, 56)  # the host's "start now", above Cancel
+START_BOTS_RECT = pygame.Rect(330, 580, 300, 56)  # ... beside "start now with bots"
+START_SHRINK_RECT = pygame.Rect(650, 580, 300, 56)
+MAX_SEATS = 6
 
 
 def status(scene: TableScene) -> Gathering | None:
@@ -68,11 +75,29 @@ def _no_answer(scene: TableScene, state: Gathering) -> str:
     return tr("join.code_not_found", code=request.code, s=s)
 
 
-def start_now(scene: TableScene) -> None:
-    """The host starts with the players who joined so far (the table shrinks to them)."""
+def start_now(scene: TableScene, bots: bool = False) -> None:
+    """The host starts now: with ``bots`` in the empty seats, else with the players who
+    joined so far (the table shrinks to them)."""
     session = scene.session
     if isinstance(session, Gatherer):
-        session.start_now()
+        session.start_now(bots)
+        scene.mark_changed()
+
+
+def set_seats(scene: TableScene, seats: int) -> None:
+    """The host's table has ``seats`` seats from now on (the buttons offer only those it
+    can have)."""
+    session = scene.session
+    if isinstance(session, Gatherer):
+        session.set_seats(seats)
+        scene.mark_changed()
+
+
+def remove(scene: TableScene, seat: int) -> None:
+    """The host takes the joiner in ``seat`` off the table (its window says so)."""
+    session = scene.session
+    if isinstance(session, Gatherer):
+        session.remove(seat)
         scene.mark_changed()
 
 
@@ -93,9 +118,7 @@ def draw_waiting(scene: TableScene, surface: pygame.Surface) -> None:
                  if state.addresses else tr("wait.no_addresses"))
         draw.text(surface, where, (640, 250), 26, anchor="center", max_width=1200)
         _seats(scene, surface, state, 320)
-        scene.buttons.append(Button(START_RECT.copy(), tr("wait.start_now"),
-                                    lambda: start_now(scene), enabled=len(state.names) >= 2,
-                                    name="start_now"))
+        _host_controls(scene, surface, state, 320)
     elif state is not None and state.answered:
         draw.text(surface, tr("wait.welcomed", code=state.code), (640, 200), 36,
                   anchor="center", max_width=1200)
@@ -116,6 +139,40 @@ def draw_waiting(scene: TableScene, surface: pygame.Surface) -> None:
     mouse = scene.mouse
     for button in scene.buttons:
         button.draw(surface, mouse)
+
+
+def _host_controls(scene: TableScene, surface: pygame.Surface, state: Gathering,
+                   top: int) -> None:
+    """The host's waiting room: the seat count's − and +, a "remove" beside each joiner,
+    and "start now" (with bots in the empty seats when the session can call them)."""
+    tr, taken, seats = scene.tr, len(state.names), state.seats
+    if state.filling:
+        draw.text(surface, tr("wait.filling", n=state.filling), (640, START_RECT.centery), 30,
+                  theme.GOLD, anchor="center")
+        return
+    fewest = max(2, taken)
+    scene.buttons.append(Button(pygame.Rect(790, top - 24, 48, 48), "−",
+                                lambda: set_seats(scene, seats - 1), enabled=seats > fewest,
+                                size=30, name="seats_minus"))
+    scene.buttons.append(Button(pygame.Rect(846, top - 24, 48, 48), "+",
+                                lambda: set_seats(scene, seats + 1),
+                                enabled=seats < MAX_SEATS, size=30, name="seats_plus"))
+    for seat in range(1, taken):
+        y = top + 50 + 38 * seat
+        scene.buttons.append(Button(pygame.Rect(920, y - 16, 130, 32), tr("wait.remove"),
+                                    partial(remove, scene, seat), size=20,
+                                    name=f"remove_{seat}"))
+    empty = seats - taken
+    if state.can_fill and empty > 0:
+        scene.buttons.append(Button(START_BOTS_RECT.copy(), tr("wait.start_bots", n=empty),
+                                    partial(start_now, scene, True), size=24,
+                                    name="start_bots"))
+        rect = START_SHRINK_RECT.copy()
+    else:
+        rect = START_RECT.copy()
+    scene.buttons.append(Button(rect, tr("wait.start_now"), partial(start_now, scene, False),
+                                enabled=taken >= 2, size=24 if state.can_fill else 30,
+                                name="start_now"))
 
 
 def _seats(scene: TableScene, surface: pygame.Surface, state: Gathering, top: int) -> None:

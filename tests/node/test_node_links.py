@@ -91,7 +91,8 @@ def test_the_welcome_rekeys_the_target_that_reached_the_host_and_closes_the_othe
     lobby = JoinerLobby(joiner_id, "j", "127.0.0.1", 4001)
     lobby.add_target(b"join:a", "10.0.0.1", 4000, 0.0)
     lobby.add_target(b"join:b", "10.0.0.2", 4000, 0.0)
-    welcome = Welcome("KQ7XM", bytes(range(1, 17)), ("host", "j"), 3, 4000)
+    welcome = Welcome("KQ7XM", bytes(range(1, 17)), ("host", "j"),
+                      (host_id.public_key, joiner_id.public_key), 3, 4000)
     frame = seal_envelope(host_id, bytes(16), 0, 0, welcome).to_bytes()
     out = lobby.receive(frame, b"join:b", "10.0.0.2", 1.0)
     rekeys = [e for e in out if isinstance(e, Rekey)]

@@ -1,9 +1,11 @@
 """The waiting room between real processes on loopback (issue 15): a late joiner at a table
-whose game runs is refused ``started`` at once, by address and by code."""
+whose game runs is refused ``started`` at once, by address and by code; a joiner stopped
+while it waits gives its seat back at once (a signed ``leave``)."""
 
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ pytestmark = pytest.mark.e2e
 
 CODE = "KQ7XM"
 LATE_EXIT = 30.0  # bound on a refused bot's whole run: start, hello, refusal, exit
+LEFT_WITHIN = 2.0  # issue 15: a joiner who leaves is off the host's roster within 2 s
 
 
 def test_a_late_joiner_at_a_playing_table_is_refused_started_at_once(
@@ -43,3 +46,39 @@ def test_a_late_joiner_at_a_playing_table_is_refused_started_at_once(
         print(f"\n{bot.name}: refused 'started' {delay:.3f} s after its first hello")
         assert delay <= REFUSED_WITHIN, bot.explain()
     assert host.proc.poll() is None and first.proc.poll() is None  # the game still runs
+
+
+def test_a_joiner_stopped_in_the_waiting_room_frees_its_seat_at_once(
+    tmp_path: Path, peers: list[Peer], beacon_port: int
+) -> None:
+    """A bot stopped (SIGTERM, as a window's Cancel closes its session) while it waits for
+    the table to fill sends the host a signed ``leave``: the host frees the seat within 2 s
+    (not the 4 s seat hold), and two other bots then fill the table and play it out."""
+    net = loopback_net(beacon_port)
+    port = free_tcp_port()
+    host = Peer("host", host_args("host", tmp_path, 3, "--table", CODE, "--port", str(port),
+                                  "-v", *net))
+    peers.append(host)
+    assert host.wait_line("host: table", 20), host.explain()
+    leaver = Peer("b1", bot_args("b1", tmp_path, "--join", f"{LOOPBACK}:{port}", "-v", *net))
+    peers.append(leaver)
+    assert leaver.wait_line("welcomed at table", 30), leaver.explain()
+    assert host.wait_line("seat 1: b1", 5), host.explain()
+    stopped = time.monotonic()
+    leaver.proc.terminate()
+    freed = host.wait_line("freed the seat of b1", LEFT_WITHIN + 5)
+    assert freed is not None, host.explain()
+    print(f"\nthe host freed b1's seat {freed - stopped:.3f} s after SIGTERM")
+    assert freed - stopped <= LEFT_WITHIN, host.explain()
+    assert any("freed the seat of b1" in line and "left the table" in line
+               for line in host.lines), host.explain()
+    leaver.finish(LATE_EXIT)
+    assert leaver.wait_line("leaving table", 0), leaver.explain()
+    bots = [Peer(f"b{i}", bot_args(f"b{i}", tmp_path, "--join", f"{LOOPBACK}:{port}", *net))
+            for i in (2, 3)]
+    peers.extend(bots)
+    for bot in bots:
+        assert bot.finish() == Exit.OK, bot.explain()
+    assert host.finish() == Exit.OK, host.explain()
+    hashes = {p.summary()["log_hash"] for p in [host, *bots]}
+    assert len(hashes) == 1
