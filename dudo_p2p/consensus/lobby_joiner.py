@@ -225,6 +225,17 @@ class JoinerLobby(Lobby):
             return [Log("info", "a refusal from a peer we did not say hello to; ignored")]
         return self._drop_target(key, author, reason)
 
+    def drop_gone(self, host: bytes) -> list[LobbyEffect]:
+        """Seeking: ``host`` left the network (its leaving beacon) before it answered us: drop
+        the targets its beacons offered (:attr:`RefusalReason.GONE`), so the node moves on
+        or stops instead of saying hello to nobody until its timeout."""
+        if self.phase is not Phase.SEEKING:
+            return []
+        out: list[LobbyEffect] = []
+        for key in [k for k, t in self.targets.items() if t.claimed == host]:
+            out.extend(self._drop_target(key, host, RefusalReason.GONE))
+        return out
+
     def _drop_target(self, key: bytes, author: bytes, reason: RefusalReason) -> list[LobbyEffect]:
         target = self.targets.pop(key)
         why = reason.text

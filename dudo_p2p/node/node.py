@@ -413,6 +413,9 @@ class Node:
             return
         peers = self.discovery.peers(now)
         seeking = self.lobby.phase is Phase.SEEKING
+        if seeking and isinstance(self.lobby, JoinerLobby):
+            for gone in (b.peer_id for b in beacons if b.is_leaving):
+                batch.extend(self.lobby.drop_gone(gone))  # it will never answer us now
         heard = [peers[b.peer_id] for b in beacons if b.peer_id in peers]
         for seen in open_first(heard):
             warning = self.seeker.heard(seen.beacon, seeking=seeking)

@@ -3,7 +3,7 @@
 On the wire a reason is one of a fixed set of lower-case strings; a reason this version does
 not know (a newer peer's) is read as :attr:`RefusalReason.OTHER`, never an error, so a
 joiner still stops and says it was refused. Some reasons never travel: the joiner concludes
-them itself (:attr:`WRONG_HOST`, :attr:`AMBIGUOUS`, :attr:`NO_OPEN_TABLE`).
+them itself (:attr:`WRONG_HOST`, :attr:`AMBIGUOUS`, :attr:`NO_OPEN_TABLE`, :attr:`GONE`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ class RefusalReason(enum.Enum):
     WRONG_HOST = "wrong_host"  # joiner's own: the answer is signed by a key it did not choose
     AMBIGUOUS = "ambiguous"  # joiner's own: two hosts offer the code and none was chosen
     NO_OPEN_TABLE = "no_open_table"  # joiner's own: every table seen refused us or is closed
+    GONE = "gone"  # joiner's own: the host left the network (its leaving beacon) unanswered
     OTHER = "other"  # a reason this version does not know
 
     @classmethod
@@ -47,5 +48,6 @@ _TEXT = {
     RefusalReason.WRONG_HOST: "the host answering is not the one chosen (its key differs)",
     RefusalReason.AMBIGUOUS: "several hosts offer that code: choose one with CODE@FINGERPRINT",
     RefusalReason.NO_OPEN_TABLE: "no open table",
+    RefusalReason.GONE: "the host left the network before it answered",
     RefusalReason.OTHER: "refused for a reason this version does not know",
 }

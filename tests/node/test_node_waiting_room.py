@@ -1,7 +1,7 @@
 """The waiting room's lobby rules (issue 15), in memory with an injected clock: a joiner who
 cancels gives its seat back at once (a signed ``leave``), the roster carries every seat's key,
 and the host's player changes the seat count and removes joiners (a signed ``refused``
-with reason ``removed``)."""
+with reason ``removed``); a joiner whose host left before answering moves on."""
 
 from __future__ import annotations
 
@@ -13,11 +13,15 @@ from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import InvalidValue
+from dudo_p2p.node.node import NetConfig, Node, run_until
+from dudo_p2p.node.seeking import LOOK_AGAIN
 from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import Leave, Refusal, Welcome
 from dudo_p2p.protocol.refusals import RefusalReason
+from dudo_p2p.rules import RuleSet
 
 CODE = "KQ7XM"
+WAIT_S = 5.0  # bound on real time for loopback beacons to arrive
 
 
 def gathered(n: int, joined: int) -> tuple[list[Identity], HostLobby, list[JoinerLobby], Room]:
@@ -170,3 +174,32 @@ def test_removing_the_host_or_a_stranger_does_nothing() -> None:
     assert host.remove(people[0].public_key, 0.1) == []
     assert host.remove(ids(6, seed=99)[5].public_key, 0.1) == []
     assert len(host.players) == 2
+
+
+# ---- a host that leaves before it answers ----------------------------------------------------
+
+
+def test_a_host_gone_before_it_answered_is_dropped_and_the_joiner_stops(beacon_port: int) -> None:
+    """Real nodes on loopback beacons: a joiner (``--discover`` alone) says hello to the only
+    table in sight, whose host never steps (never answers) and then closes (its leaving
+    beacon). The joiner drops it and says "no open table" after LOOK_AGAIN, rather than
+    saying hello to nobody until its timeout (the discover e2e test's stuck bot)."""
+    net = NetConfig(bind="127.0.0.1", beacon_port=beacon_port, broadcast=["127.255.255.255"])
+    host = Node.host(ids(1, seed=3)[0], "host", net, seats=2, rules=RuleSet(), turn_timer_ms=0)
+    joiner = Node.join(ids(2, seed=4)[1], "j", net, discover=True)
+    try:
+        assert host.discovery is not None
+        host.discovery.tick(host.clock())  # one beacon out; the host never steps again
+
+        def targets() -> int:
+            lobby = joiner.lobby
+            return len(lobby.targets) if isinstance(lobby, JoinerLobby) else 0
+
+        assert run_until(joiner, lambda: targets() == 1, WAIT_S), "the beacon was not heard"
+        host.close()  # says goodbye: a leaving beacon
+        assert run_until(joiner, lambda: joiner.gave_up is not None, LOOK_AGAIN + WAIT_S)
+        assert joiner.gave_up is RefusalReason.NO_OPEN_TABLE
+        assert joiner.stats.refusals == [RefusalReason.GONE]
+    finally:
+        host.close()
+        joiner.close()
