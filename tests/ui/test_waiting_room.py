@@ -5,12 +5,16 @@ bot in the empty seat; a joiner who cancels is gone from the host's roster withi
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pygame
 import pytest
 
+from dudo_p2p import paths
+from dudo_p2p.cli.play import FILL_NAMES, NetworkTables
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.node.node import Node
@@ -19,6 +23,7 @@ from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import draw
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import LobbyScene
+from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
@@ -26,6 +31,7 @@ from .helpers import TextRecorder, click_button
 from .test_joining import NET, PUMP_S, app_on, joiner
 
 LEFT_WITHIN = 2.0  # issue 15: "the host's roster drops them within 2 s"
+BOTS_WITHIN = 60.0  # bound on two bot processes starting and taking their seats, at load
 
 
 def host_session(nodes: list[Node], seats: int,
@@ -144,3 +150,35 @@ def test_start_now_with_bots_fills_the_empty_seats_and_the_game_starts(
         and all(b.started for b in bots))
     machine = host.node.machine
     assert machine is not None and machine.seating.names == ("Ana", "Beto", "Bot0", "Bot1")
+
+
+def test_the_windows_factory_calls_real_bot_processes_to_the_empty_seats(
+        nodes: list[Node], beacon_port: int, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cli/play.py``'s create: a 3-seat table with nobody else; "start now with bots"
+    starts two bot peer processes of the table's level that take the seats; the game starts;
+    closing the session stops them."""
+    monkeypatch.setattr(paths, "journal_dir", lambda: tmp_path / "journals")
+    args = argparse.Namespace(name="Ana", bind="127.0.0.1", port=0, beacon_port=beacon_port,
+                              broadcast=["127.255.255.255"])
+    session = NetworkTables(args, Identity.generate())(
+        TableRequest("create", bots=0, players=3, bot_level="easy", name="Ana"))
+    assert isinstance(session, NodeSession)
+    nodes.append(session.node)
+    try:
+        state = session.gathering()
+        assert state is not None and state.can_fill and state.seats == 3
+        session.start_now(bots=True)
+        session.start_now(bots=True)  # once: the bots are on their way
+        state = session.gathering()
+        assert state is not None and state.filling == 2
+        end = time.monotonic() + BOTS_WITHIN
+        while not session.started:
+            assert time.monotonic() < end, "the bots did not take the seats in time"
+            session.wait(0.05)
+            session.poll_events()
+        machine = session.node.machine
+        assert machine is not None and machine.seating.n == 3
+        assert set(machine.seating.names[1:]) <= set(FILL_NAMES)
+    finally:
+        session.close()
