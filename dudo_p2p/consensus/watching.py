@@ -32,6 +32,7 @@ from dudo_p2p.consensus.lobby import LOBBY_GAME_ID, Connect, SendTo, peek_kind
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.record import RecordVerifier, RecordViolation
 from dudo_p2p.consensus.replica import EpochPhase, NotYet, Seating, Stale
+from dudo_p2p.consensus.rotation import Rotation
 from dudo_p2p.consensus.sync import SyncPacer, sync_chunk
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError, DudoError
@@ -52,9 +53,11 @@ GENESIS_EVERY = 0.25  # a spectator re-sending watch gets the genesis again at m
 WATCH_EVERY = 0.2  # the spectator's watch, until it holds the genesis (as a hello)
 POLL_EVERY = 1.0  # the spectator's sync-request when the last reply brought nothing new
 POLL_SOON = 0.3  # ... after a reply that moved us (within the seat's 4 a second)
+UNSENT_RETRY = 0.1  # ... after an ask whose seat's link was down (the next seat's turn)
 # polls without an answer before asking from the epoch's anchor: a seat answers nothing from
 # a length its chain no longer has (a removal voided what we verified past the anchor)
 ASK_ANCHOR_AFTER = 3
+IDLE_ASKER = 2.5  # a spectator silent this long asks another seat (over 2 polls of 1 s)
 WATCH_KINDS = frozenset({"watch"})
 
 
@@ -79,12 +82,17 @@ class Desk:
         self.pacer = SyncPacer(heartbeat)
         self.answered: dict[bytes, float] = {}  # key -> when we last sent it the genesis
         self.refused = 0  # watch frames refused (the cap)
-        self.reached: dict[bytes, int] = {}  # key -> the log length our replies brought it to
+        self.reached: dict[bytes, int] = {}  # key -> the log length it holds, as far as we know
+        self.asked_at: dict[bytes, float] = {}  # key -> when it last asked us
 
-    def caught_up(self, length: int) -> bool:
-        """Every spectator has been sent the log up to ``length`` (a seat whose game ended
-        lingers for this within its settle grace, never longer: node.py)."""
-        return all(self.reached.get(key, 0) >= length for key in self.spectators)
+    def caught_up(self, length: int, now: float) -> bool:
+        """Every spectator that pulls from us holds the log up to ``length`` (as far as our
+        replies and its asks tell): a seat whose game ended lingers for this within its
+        settle grace, never longer (node.py). A spectator that has not asked us for
+        IDLE_ASKER seconds pulls from another seat (rotation.py): not waited for."""
+        return all(self.reached.get(key, 0) >= length
+                   or now - self.asked_at.get(key, -1e9) > IDLE_ASKER
+                   for key in self.spectators)
 
     def is_spectator(self, key: bytes) -> bool:
         """``key`` is a spectator we took (its sync requests are ours to answer)."""
@@ -150,6 +158,8 @@ class Desk:
     def _answer(self, key: bytes, have: int, machine: TableMachine, now: float) -> list[DeskEffect]:
         """One chunk from ``have``, within the catch-up bounds per asker (sync.py)."""
         chain = machine.replica.chain
+        self.asked_at[key] = now
+        self.reached[key] = max(self.reached.get(key, 0), min(have, len(chain)))
         if have >= len(chain) or not self.pacer.may_answer(self.spectators[key], have, now):
             return []
         reply = sync_chunk(chain, have, machine.votes.certificates, machine.act_certs)
@@ -174,6 +184,16 @@ def record_item(data: bytes) -> object:
     if isinstance(decoded, list) and decoded and decoded[0] == "removal":
         return decoded  # the verifier checks its shape and votes
     return data
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A frame for a seat: ``to`` its key, or None for the link we joined at; ``poll``: a
+    sync-request (tell :meth:`Spectator.unsent` when it could not be sent)."""
+
+    to: bytes | None
+    frame: bytes
+    poll: bool
 
 
 @dataclass(frozen=True)
@@ -206,32 +226,61 @@ class Spectator:
         self.retried_from: int | None = None  # asked again from the anchor after a misfit
         self.empty_polls = 0
         self.rebuilds = 0  # times a removal voided items we had verified
+        self.rotation = Rotation()  # which seat we ask (rotation.py)
 
     # ---- what to send ----------------------------------------------------------------------
 
-    def due(self, now: float) -> list[bytes]:
-        """The frames to send the seat now: a watch until we hold the genesis, then a
-        sync-request at most every POLL_EVERY (at once after a chunk with more to come,
-        POLL_SOON after a last chunk that moved us)."""
+    def due(self, now: float) -> list[Outgoing]:
+        """The frames to send now. Before the genesis: a watch to the seat we joined every
+        WATCH_EVERY. After it: a watch to each seat not serving us yet (rotation.py), and a
+        sync-request to the seat the rotation names at most every POLL_EVERY (at once after
+        a chunk with more to come, POLL_SOON after a last chunk that moved us); an ask left
+        unanswered moves the rotation to the next serving seat."""
         if self.flagged is not None or self.refused is not None:
             return []
         if self.seating is None:
             if now < self.next_watch:
                 return []
             self.next_watch = now + WATCH_EVERY
-            env = seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, self.watch)
-            return [env.to_bytes()]
+            return [Outgoing(None, self._watch_frame(), poll=False)]
+        out: list[Outgoing] = []
+        if not self.finished:
+            enlist = self.rotation.enlist(now)
+            if enlist:
+                frame = self._watch_frame()
+                out.extend(Outgoing(pub, frame, poll=False) for pub in enlist)
         if now < self.next_poll or self.finished:
-            return []
+            return out
         self.next_poll = now + POLL_EVERY
         have = len(self.items) if self.retried_from is None else self.retried_from
-        if self.asked is not None:  # the last ask brought nothing
+        if self.asked is not None:  # the last ask brought nothing: the next seat's turn
             self.empty_polls += 1
+            self.rotation.advance()
         if self.empty_polls >= ASK_ANCHOR_AFTER:  # our log may hold an epoch since voided
             self.empty_polls, have = 0, min(have, self._anchor())
         self.asked = have
         env = seal_envelope(self.identity, self.seating.game_id, 0, 0, SyncRequest(have))
-        return [env.to_bytes()]
+        return [*out, Outgoing(self.rotation.target(), env.to_bytes(), poll=True)]
+
+    def unsent(self, now: float) -> None:
+        """The last ask could not be sent (its seat's link is down: the seat left, or the
+        link is still coming up): ask the next serving seat shortly, not a poll later."""
+        self.asked = None
+        self.rotation.advance()
+        self.next_poll = min(self.next_poll, now + UNSENT_RETRY)
+
+    def _watch_frame(self) -> bytes:
+        return seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, self.watch).to_bytes()
+
+    def addresses(self) -> list[tuple[bytes, str, int]]:
+        """Where each seat's link is, from the genesis: (key, host, port); host "" when the
+        genesis does not say (the host binds every interface: the address we joined at)."""
+        if self.genesis is None or self.seating is None:
+            return []
+        body = open_envelope(self.genesis).body
+        assert isinstance(body, Genesis)
+        return [(pub, host if host not in ("0.0.0.0", "::") else "", port)
+                for pub, host, port in zip(body.pubs, body.hosts, body.ports, strict=True)]
 
     @property
     def finished(self) -> bool:
@@ -248,9 +297,12 @@ class Spectator:
 
     # ---- what comes back ---------------------------------------------------------------------
 
-    def receive(self, frame: bytes, now: float) -> list[Note]:
-        """One frame from a seat: the genesis, a signature, a refusal or a sync-reply. Bad
-        frames are refused with a note; an item that does not verify flags the log."""
+    def receive(self, frame: bytes, now: float, sender: bytes | None = None) -> list[Note]:
+        """One frame from a seat: the genesis, a signature, a refusal or a sync-reply;
+        ``sender`` is the link's claimed id (the rotation learns who serves us from it).
+        Bad frames are refused with a note; an item that does not verify flags the log."""
+        if sender is not None:
+            self.rotation.heard_from(sender)
         try:
             env = open_envelope(frame)
             body = env.body
@@ -282,6 +334,7 @@ class Spectator:
             return []
         self.seating = seating_from(self.genesis, [self.signatures[p] for p in pubs])
         self.verifier = RecordVerifier(self.seating)
+        self.rotation.seated(self.seating.pubs)
         self.next_poll = -1e9
         return [Note("info", f"watching table {self.seating.table}: genesis and "
                              f"{len(pubs)} signatures verified")]

@@ -294,7 +294,7 @@ class Node:
         if not settled(machine, self.over_at, now):
             return False
         # spectators (watching.py) are served to the end within the same grace, never longer
-        return (self.desk.caught_up(len(machine.replica.chain))
+        return (self.desk.caught_up(len(machine.replica.chain), now)
                 or now - self.over_at > SETTLE_GRACE or machine.removed_me)
 
     @property

@@ -1,9 +1,11 @@
-"""A spectator's sockets: one link to the seat it watches, driving the pure
+"""A spectator's sockets: a link to every seat of the table it watches, driving the pure
 :class:`~dudo_p2p.consensus.watching.Spectator` (protocol.md §4.9 "Watching").
 
-The spectator binds a link port (the seat links back to it, as a host does to a joiner) and
+The spectator binds a link port (the seats link back to it, as a host does to a joiner) and
 dials the seat at ``host:port`` under a placeholder key: it never needs to know whose key
 answers, because every frame it takes is checked against the genesis and its signatures.
+Once the genesis is verified the placeholder link becomes that seat's, and the others are
+dialled at the addresses the genesis gives, so any seat can serve it (rotation.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import zmq
 
 from dudo_p2p.consensus.watching import Spectator, Verified
 from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.links import Links
 from dudo_p2p.node.conns import Connections
 
@@ -40,6 +43,8 @@ class Watcher:
             self.ctx.term()
             raise
         self.seat = b"watch:" + f"{host}:{port}".encode()
+        self.joined_host = host
+        self.linked: set[bytes] = set()  # seats we linked to by key (after the genesis)
         self.links.connect(self.seat, host, port)
         self.conns = Connections()  # flood buckets per connection, as a seat's
         self.poller = zmq.Poller()
@@ -53,18 +58,38 @@ class Watcher:
     def step(self, max_wait: float) -> None:
         """Send what is due, wait up to ``max_wait`` s for frames, take them."""
         now = self.clock()
-        for frame in self.spectator.due(now):
-            self.links.send(self.seat, frame)  # refused while the link comes up: sent again
+        if self.spectator.seating is not None and not self.linked:
+            self._link_seats()
+        for out in self.spectator.due(now):
+            # refused while a link comes up or after its seat left: a watch is sent again,
+            # an ask goes to the next seat (rotation.py)
+            if not self.links.send(self.seat if out.to is None else out.to, out.frame) and out.poll:
+                self.spectator.unsent(now)
         ready = dict(self.poller.poll(max(1, int(max_wait * 1000))))
-        if not ready:
-            return
-        now = self.clock()
-        for incoming in self.links.recv_incoming():
-            if not self.conns.admit(incoming.conn, now):
-                continue  # a flood: dropped before any signature check
-            for note in self.spectator.receive(incoming.frame, now):
-                log.log(logging.getLevelName(note.level.upper()), "%s", note.text)
+        if ready:
+            now = self.clock()
+            for incoming in self.links.recv_incoming():
+                if not self.conns.admit(incoming.conn, now):
+                    continue  # a flood: dropped before any signature check
+                for note in self.spectator.receive(incoming.frame, now, incoming.sender):
+                    log.log(logging.getLevelName(note.level.upper()), "%s", note.text)
         self.links.maintain()
+
+    def _link_seats(self) -> None:
+        """Link to every seat at the address the genesis gives (the one we joined at when it
+        gives none); the link we joined on becomes its seat's (no second connection)."""
+        joined = self.spectator.rotation.target()
+        if joined is not None:
+            self.links.rekey(self.seat, joined)
+            self.seat = joined
+            self.linked.add(joined)
+        for pub, host, port in self.spectator.addresses():
+            if pub not in self.linked and port:
+                try:
+                    self.links.connect(pub, host or self.joined_host, port)
+                except InvalidValue as exc:
+                    log.warning("cannot link to seat %s: %s", pub[:4].hex(), exc)
+                self.linked.add(pub)
 
     def progress(self) -> Verified | None:
         """The verified progress when it moved since the last call (else None)."""

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from dudo_p2p.consensus.lobby import SendTo
-from dudo_p2p.consensus.watching import MAX_SPECTATORS, Desk, Spectator
+from dudo_p2p.consensus.watching import IDLE_ASKER, MAX_SPECTATORS, Desk, Spectator
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import SyncReply, SyncRequest
@@ -24,17 +24,25 @@ THREE_DICE = RuleSet.from_dict({**RuleSet().to_dict(), "starting_dice": 3})
 Tamper = Callable[[bytes], bytes]
 
 
-def exchange(net: FakeNet, desk: Desk, spec: Spectator, seat: int = 0,
-             tamper: Tamper | None = None) -> int:
-    """One round trip: the spectator's due frames to the seat's desk, its answers back
-    (through ``tamper``, the seat lying). The number of frames the desk sent."""
+def exchange(net: FakeNet, desk: Desk | list[Desk], spec: Spectator, seat: int = 0,
+             tamper: Tamper | None = None, gone: frozenset[int] = frozenset()) -> int:
+    """One round trip: the spectator's due frames to the seats' desks (``desk``: the joined
+    seat's, or one per seat), their answers back (through ``tamper``, a seat lying). The
+    number of frames the desks sent."""
     sent = 0
-    for frame in spec.due(net.now):
+    desks = desk if isinstance(desk, list) else None
+    for out in spec.due(net.now):
+        at = seat if out.to is None else net.seating.seat_of(out.to)
+        if (desks is None and at != seat) or at is None or at in gone:
+            continue  # only the joined seat serves in this test; a gone seat never answers
+        one = desks[at] if desks is not None else desk
+        assert isinstance(one, Desk)
         genesis = (net.genesis, tuple(net.signatures))
-        for effect in desk.receive(frame, "127.0.0.1", net.machines[seat], genesis, net.now):
+        for effect in one.receive(out.frame, "127.0.0.1", net.machines[at], genesis, net.now):
             if isinstance(effect, SendTo):
                 sent += 1
-                spec.receive(tamper(effect.frame) if tamper else effect.frame, net.now)
+                frame = tamper(effect.frame) if tamper else effect.frame
+                spec.receive(frame, net.now, net.ids[at].public_key)
     return sent
 
 
@@ -175,10 +183,57 @@ def test_a_seat_does_not_watch_its_own_table_and_a_stranger_cannot_pull() -> Non
     desk = Desk(net.ids[0])
     genesis = (net.genesis, tuple(net.signatures))
     seat = Spectator(net.ids[1], "", "127.0.0.1", 5001)
-    effects = desk.receive(seat.due(net.now)[0], "127.0.0.1", net.machines[0], genesis, net.now)
+    effects = desk.receive(seat.due(net.now)[0].frame, "127.0.0.1", net.machines[0], genesis,
+                           net.now)
     assert not any(isinstance(e, SendTo) for e in effects)
     stranger = Identity.generate(lambda k: bytes(k))
     ask = seal_envelope(stranger, net.seating.game_id, 0, 0, SyncRequest(0)).to_bytes()
     assert desk.receive(ask, "127.0.0.1", net.machines[0], genesis, net.now) != []  # a note
     assert not any(isinstance(e, SendTo) for e in desk.receive(
         ask, "127.0.0.1", net.machines[0], genesis, net.now))
+
+
+def test_a_spectator_outlives_the_seat_it_joined_and_then_the_next_one() -> None:
+    # seat 0 (joined) answers nothing once the spectator holds the genesis; seat 1 stops
+    # answering once the spectator verified 40 items: seat 2 serves it to the end
+    net = FakeNet(3, THREE_DICE, seed=11)
+    desks = [Desk(net.ids[s]) for s in range(3)]
+    (identity,) = identities(1, seed=902)
+    spec = Spectator(identity, "", "127.0.0.1", 5000)
+    served: list[int] = []
+    tick = 0.0
+    while not spec.finished:
+        tick += 0.1
+        net.run_until(lambda t=tick: net.now >= t or all(m.over for m in net.machines))
+        net.now = max(net.now, tick)
+        gone = {0} if spec.seating is not None else set()
+        if len(spec.items) >= 40:
+            gone.add(1)
+        before = [sum(d.reached.values()) for d in desks]
+        exchange(net, desks, spec, gone=frozenset(gone))
+        served += [s for s in range(3) if sum(desks[s].reached.values()) > before[s]]
+        assert tick < 600
+    assert 0 not in served and {1, 2} <= set(served), served
+    assert served.index(2) > served.index(1)  # in turn: seat 2 once seat 1 went silent
+    assert spec.rotation.moves >= 2
+    done = spec.progress()
+    assert done is not None and net.heads() == {bytes.fromhex(done.head)}
+
+
+def test_a_finished_seat_waits_only_for_a_spectator_that_pulls_from_it() -> None:
+    net = FakeNet(3, THREE_DICE, seed=11)
+    net.run()
+    desk = Desk(net.ids[0])
+    (identity,) = identities(1, seed=903)
+    spec = Spectator(identity, "", "127.0.0.1", 5000)
+    exchange(net, desk, spec)  # the watch: the genesis and the signatures
+    length = len(net.machines[0].replica.chain)
+    assert spec.seating is not None and desk.is_spectator(identity.public_key)
+    exchange(net, desk, spec)  # its first ask: one chunk, not the whole log
+    assert 0 < len(spec.items) < length
+    assert not desk.caught_up(length, net.now)  # it pulls from us: we wait for it
+    assert desk.caught_up(length, net.now + IDLE_ASKER + 0.1)  # silent: it asks elsewhere
+    ask = seal_envelope(identity, net.seating.game_id, 0, 0, SyncRequest(length))
+    desk.receive(ask.to_bytes(), "127.0.0.1", net.machines[0], (net.genesis, tuple(net.signatures)),
+                 net.now + 0.2)
+    assert desk.caught_up(length, net.now + 0.2)  # its ask says it holds the whole log

@@ -128,3 +128,31 @@ def test_a_flooding_spectator_is_dropped_and_the_game_finishes(
     assert sent[0] > 1000, f"the flood never started: it got {seen}, {summaries}"
     assert any("flood: dropped" in line for line in host.lines), host.explain()
     assert not any("removed" in line and "seat" in line for line in host.lines)
+
+
+def test_a_spectator_keeps_watching_when_the_host_it_joined_is_killed(
+    tmp_path: Path, peers: list[Peer]
+) -> None:
+    # four seats (host + three bots) so that the three left remove the host and play on; the
+    # spectator joined the host alone and must finish from the bots (rotation.py)
+    port = free_tcp_port()
+    host = Peer("host", host_args("host", tmp_path, 4, "--port", str(port),
+                                  *loopback_net(free_tcp_port())))
+    watch = Peer("watch", watch_args(tmp_path, port, "--json", "-v"))
+    peers += [host, watch]
+    for name in ("b1", "b2", "b3"):
+        peers.append(Peer(name, bot_args(name, tmp_path, "--join", f"{LOOPBACK}:{port}",
+                                         "--bind", LOOPBACK)))
+    assert watch.wait_line("watching table", 60) is not None, watch.explain()
+    assert host.wait_line("round 1 resolved", 60) is not None, host.explain()
+    host.kill9()
+    bots = [p for p in peers if p.name.startswith("b")]
+    summaries = []
+    for bot in bots:
+        assert bot.finish() == 0, bot.explain()
+        summaries.append(bot.summary())
+    assert len({s["log_hash"] for s in summaries}) == 1, summaries
+    assert any("host left" in line for line in bots[0].lines), bots[0].explain()
+    assert watch.finish() == 0, watch.explain()
+    summary = watch.summary()
+    assert summary["verified"] is True and summary["log_hash"] == summaries[0]["log_hash"]
