@@ -34,7 +34,7 @@ from dudo_p2p.consensus.record import RecordVerifier, RecordViolation
 from dudo_p2p.consensus.replica import EpochPhase, NotYet, Seating, Stale
 from dudo_p2p.consensus.rotation import Rotation
 from dudo_p2p.consensus.sync import SyncPacer, sync_chunk
-from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import DecodeError, DudoError
 from dudo_p2p.protocol.codec import decode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
@@ -209,9 +209,11 @@ class Verified:
 class Spectator:
     """The spectator's state (see the module docstring): what to send, what it verified."""
 
-    def __init__(self, identity: Identity, table: str, host: str, port: int) -> None:
+    def __init__(self, identity: Identity, table: str, host: str, port: int,
+                 pin: KeyPin | None = None) -> None:
         self.identity = identity
         self.watch = Watch(table, host, port)
+        self.pin = pin  # the host chosen (CODE@FINGERPRINT): seat 0 of the genesis must be it
         self.seating: Seating | None = None
         self.genesis: bytes | None = None
         self.signatures: dict[bytes, bytes] = {}
@@ -332,7 +334,11 @@ class Spectator:
         pubs = genesis_env.body.pubs
         if not all(p in self.signatures for p in pubs):
             return []
-        self.seating = seating_from(self.genesis, [self.signatures[p] for p in pubs])
+        seating = seating_from(self.genesis, [self.signatures[p] for p in pubs])
+        if self.pin is not None and not self.pin.matches(seating.pubs[0]):
+            self.refused = RefusalReason.WRONG_HOST
+            return [Note("warning", f"refused: {self.refused.text} (host {self.pin} chosen)")]
+        self.seating = seating
         self.verifier = RecordVerifier(self.seating)
         self.rotation.seated(self.seating.pubs)
         self.next_poll = -1e9

@@ -18,7 +18,7 @@ from typing import Any
 import zmq
 
 from dudo_p2p.consensus.watching import Spectator, Verified
-from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.links import Links
 from dudo_p2p.node.conns import Connections
@@ -27,13 +27,15 @@ log = logging.getLogger(__name__)
 
 
 class Watcher:
-    """Watch the table of the seat at ``host:port``; drive with :meth:`step`, then
-    :meth:`close`. ``bind`` is our link's address (``""`` in the watch when it is 0.0.0.0:
-    the seat answers at the address our frames came from)."""
+    """Watch the table of the seat at ``host:port`` (``pin``: only if the genesis seats that
+    host key first); drive with :meth:`step`, then :meth:`close`. ``bind`` is our link's
+    address (``""`` in the watch when it is 0.0.0.0: the seat answers at the address our
+    frames came from)."""
 
     def __init__(
         self, identity: Identity, host: str, port: int, *, table: str = "",
-        bind: str = "0.0.0.0", clock: Callable[[], float] = time.monotonic,
+        pin: KeyPin | None = None, bind: str = "0.0.0.0",
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.clock = clock
         self.ctx: zmq.Context[Any] = zmq.Context()
@@ -51,7 +53,7 @@ class Watcher:
         for sock in self.links.sockets_for_poll():
             self.poller.register(sock, zmq.POLLIN)
         announced = "" if bind in ("0.0.0.0", "::") else bind
-        self.spectator = Spectator(identity, table, announced, self.links.port)
+        self.spectator = Spectator(identity, table, announced, self.links.port, pin)
         self.reported = -1  # the item count last reported by progress()
         self.closed = False
 
@@ -60,6 +62,7 @@ class Watcher:
         now = self.clock()
         if self.spectator.seating is not None and not self.linked:
             self._link_seats()
+        asked = self.spectator.rotation.target()
         for out in self.spectator.due(now):
             # refused while a link comes up or after its seat left: a watch is sent again,
             # an ask goes to the next seat (rotation.py)
@@ -74,6 +77,12 @@ class Watcher:
                 for note in self.spectator.receive(incoming.frame, now, incoming.sender):
                     log.log(logging.getLevelName(note.level.upper()), "%s", note.text)
         self.links.maintain()
+        rotation = self.spectator.rotation
+        target = rotation.target()
+        if target != asked and target is not None:
+            log.info("asking seat %s (%d of %d seats serve us; %d items verified)",
+                     target.hex()[:8], len(rotation.serving), len(rotation.pubs),
+                     len(self.spectator.items))
 
     def _link_seats(self) -> None:
         """Link to every seat at the address the genesis gives (the one we joined at when it

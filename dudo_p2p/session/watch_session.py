@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dudo_p2p.consensus.events import Event, GameOver, GameStarted, Notice
 from dudo_p2p.consensus.watching import Verified
-from dudo_p2p.crypto.identity import Identity, fingerprint
+from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.errors import IllegalAction, InvalidValue
 from dudo_p2p.node.watcher import Watcher
 from dudo_p2p.rules import Action, SeatView
@@ -30,8 +30,8 @@ class WatchSession:
     """Watch the table of the seat at ``host:port`` (see the module docstring)."""
 
     def __init__(self, identity: Identity, host: str, port: int, *, table: str = "",
-                 bind: str = "0.0.0.0") -> None:
-        self.watcher = Watcher(identity, host, port, table=table, bind=bind)
+                 pin: KeyPin | None = None, bind: str = "0.0.0.0") -> None:
+        self.watcher = Watcher(identity, host, port, table=table, pin=pin, bind=bind)
         self._told_start = False
         self._told_moves = -1
         self._told_flag = False

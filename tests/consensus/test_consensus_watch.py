@@ -12,7 +12,7 @@ import pytest
 
 from dudo_p2p.consensus.lobby import SendTo
 from dudo_p2p.consensus.watching import IDLE_ASKER, MAX_SPECTATORS, Desk, Spectator
-from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import SyncReply, SyncRequest
 from dudo_p2p.protocol.refusals import RefusalReason
@@ -237,3 +237,21 @@ def test_a_finished_seat_waits_only_for_a_spectator_that_pulls_from_it() -> None
     desk.receive(ask.to_bytes(), "127.0.0.1", net.machines[0], (net.genesis, tuple(net.signatures)),
                  net.now + 0.2)
     assert desk.caught_up(length, net.now + 0.2)  # its ask says it holds the whole log
+
+
+def test_a_spectator_refuses_a_genesis_whose_host_is_not_the_key_it_chose() -> None:
+    net = FakeNet(3, THREE_DICE, seed=5)
+    net.run_until(lambda: len(net.machines[0].replica.chain) > 3)
+    desk = Desk(net.ids[0])
+    genesis = (net.genesis, tuple(net.signatures))
+    (me,) = identities(1, seed=77)
+    for pin, refused in ((KeyPin.parse(fingerprint(net.ids[1].public_key)), True),
+                         (KeyPin.parse(fingerprint(net.ids[0].public_key)), False)):
+        spec = Spectator(me, "", "127.0.0.1", 5000, pin)
+        for out in spec.due(net.now):
+            for effect in desk.receive(out.frame, "127.0.0.1", net.machines[0], genesis,
+                                       net.now + (0 if refused else 1)):
+                if isinstance(effect, SendTo):
+                    spec.receive(effect.frame, net.now)
+        assert (spec.refused is RefusalReason.WRONG_HOST) is refused
+        assert (spec.seating is None) is refused

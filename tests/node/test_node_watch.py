@@ -14,6 +14,7 @@ import pytest
 import zmq
 from node_helpers import LOOPBACK, Peer, bot_args, free_tcp_port, host_args, loopback_net
 
+from dudo_p2p.cli.exits import Exit
 from dudo_p2p.consensus.lobby import LOBBY_GAME_ID
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.net.links import Links
@@ -24,8 +25,13 @@ pytestmark = pytest.mark.e2e
 
 
 def watch_args(work: Path, port: int, *extra: str) -> list[str]:
+    # -v: its log (which seats serve it, what it verified) is in explain() when it fails
     return ["watch", "--join", f"{LOOPBACK}:{port}", "--bind", LOOPBACK, "--identity",
-            str(work / "spectator.id"), "--timeout", "90", *extra]
+            str(work / "spectator.id"), "--timeout", "90", "-v", *extra]
+
+
+def explain(watch: Peer) -> str:
+    return f"{watch.explain()}\nstdout: {watch.stdout}"
 
 
 def start_table(work: Path, peers: list[Peer], *spectator: str, watch: bool = True,
@@ -60,7 +66,7 @@ def test_a_spectator_of_a_real_game_verifies_the_players_log_hash(
     start_table(tmp_path, peers, "--json")
     log_hash = players(peers)[0]["log_hash"]
     (watch,) = [p for p in peers if p.name == "watch"]
-    assert watch.finish() == 0, watch.explain()
+    assert watch.finish() == 0, explain(watch)
     summary = watch.summary()
     assert summary["outcome"] == "ok" and summary["verified"] is True, summary
     assert summary["log_hash"] == log_hash
@@ -73,7 +79,7 @@ def test_the_text_output_says_verified_to_move_n_then_the_log_hash(
     start_table(tmp_path, peers, watch=True)
     log_hash = players(peers)[0]["log_hash"]
     (watch,) = [p for p in peers if p.name == "watch"]
-    assert watch.finish() == 0, watch.explain()
+    assert watch.finish() == 0, explain(watch)
     lines = watch.stdout.splitlines()
     assert any("verified to move" in line for line in lines), lines
     assert lines[-2:] == [f"log hash {log_hash}", "verified"]
@@ -123,7 +129,7 @@ def test_a_flooding_spectator_is_dropped_and_the_game_finishes(
         stop.set()
         flooder.join(timeout=10)
     (watch,) = [p for p in peers if p.name == "watch"]
-    assert watch.finish() == 0, watch.explain()
+    assert watch.finish() == 0, explain(watch)
     assert json.loads(watch.stdout.splitlines()[-1])["log_hash"] == summaries[0]["log_hash"]
     assert sent[0] > 1000, f"the flood never started: it got {seen}, {summaries}"
     assert any("flood: dropped" in line for line in host.lines), host.explain()
@@ -138,7 +144,7 @@ def test_a_spectator_keeps_watching_when_the_host_it_joined_is_killed(
     port = free_tcp_port()
     host = Peer("host", host_args("host", tmp_path, 4, "--port", str(port),
                                   *loopback_net(free_tcp_port())))
-    watch = Peer("watch", watch_args(tmp_path, port, "--json", "-v"))
+    watch = Peer("watch", watch_args(tmp_path, port, "--json"))
     peers += [host, watch]
     for name in ("b1", "b2", "b3"):
         peers.append(Peer(name, bot_args(name, tmp_path, "--join", f"{LOOPBACK}:{port}",
@@ -153,6 +159,48 @@ def test_a_spectator_keeps_watching_when_the_host_it_joined_is_killed(
         summaries.append(bot.summary())
     assert len({s["log_hash"] for s in summaries}) == 1, summaries
     assert any("host left" in line for line in bots[0].lines), bots[0].explain()
-    assert watch.finish() == 0, watch.explain()
+    assert watch.finish() == 0, explain(watch)
     summary = watch.summary()
     assert summary["verified"] is True and summary["log_hash"] == summaries[0]["log_hash"]
+
+
+def beaconing_host(work: Path, peers: list[Peer], net: list[str]) -> Peer:
+    """A 3-seat host of table WTCH2 that beacons on loopback, once it said its table."""
+    host = Peer("host", host_args("host", work, 3, "--table", "WTCH2", *net))
+    peers.append(host)
+    assert host.wait_line("host: table", 20) is not None, host.explain()
+    return host
+
+
+def test_watch_discover_finds_the_table_by_its_code_and_host_key_on_the_beacons(
+    tmp_path: Path, peers: list[Peer], beacon_port: int
+) -> None:
+    net = loopback_net(beacon_port)
+    host = beaconing_host(tmp_path, peers, net)
+    # "host: table WTCH2@FINGERPRINT, 3 seats, link port P"
+    line = next(line for line in host.lines if "host: table" in line)
+    table, port = line.split()[2].rstrip(","), int(line.rsplit(" ", 1)[1])
+    watch = Peer("watch", ["watch", "--discover", "--table", table.lower(), *net,
+                           "--identity", str(tmp_path / "spectator.id"), "--timeout", "90",
+                           "--json", "-v"])
+    peers.append(watch)
+    assert watch.wait_line(f"watching {table} at", 30) is not None, watch.explain()
+    for name in ("b1", "b2"):
+        peers.append(Peer(name, bot_args(name, tmp_path, "--join", f"{LOOPBACK}:{port}",
+                                         "--bind", LOOPBACK)))
+    log_hash = players([p for p in peers if p.name != "watch"])[0]["log_hash"]
+    assert watch.finish() == 0, explain(watch)
+    summary = watch.summary()
+    assert summary["verified"] is True and summary["log_hash"] == log_hash
+
+
+def test_watch_discover_of_a_code_nobody_shows_is_refused_no_open_table(
+    tmp_path: Path, peers: list[Peer], beacon_port: int
+) -> None:
+    net = loopback_net(beacon_port)
+    beaconing_host(tmp_path, peers, net)
+    watch = Peer("watch", ["watch", "--discover", "--table", "ZZZZ9", *net, "--wait", "2",
+                           "--identity", str(tmp_path / "spectator.id"), "--json"])
+    peers.append(watch)
+    assert watch.finish(30) == Exit.REFUSED, explain(watch)
+    assert watch.summary()["refused"] == "no_open_table"
