@@ -45,6 +45,7 @@ from dudo_p2p.session.events import (
     SeatReconnected,
 )
 from dudo_p2p.session.node_session import NodeSession
+from dudo_p2p.session.watch_session import seat_to_watch_from
 
 DEFAULT_TIMEOUT = 900.0  # seconds: a headless peer gives up rather than hang for ever
 
@@ -87,6 +88,9 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                         help="give up after S seconds (default %(default)s)")
     parser.add_argument("--name", default=None, help="display name (default from the key)")
+    parser.add_argument("--then-watch", action="store_true",
+                        help="when the table removes us, watch the rest of the game as a "
+                             "spectator (verifying it) before exiting 3")
 
 
 def setup_logging(verbose: int) -> None:
@@ -234,7 +238,13 @@ def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
         print(f"{label}: {exc}", file=sys.stderr)
     summary = node.summary()
     code = game_exit(node)
+    watch_from = seat_to_watch_from(node) if code is Exit.REMOVED and args.then_watch else None
+    table = node.machine.seating.table if node.machine is not None else ""
     session.close()
+    if watch_from is not None:  # our key may watch the game it left (protocol.md §4.9)
+        from dudo_p2p.cli.watch import keep_watching
+
+        summary["watched"] = keep_watching(node.identity, watch_from, table, args, label)
     if node.gave_up is not None:
         print(f"{names.shown(label)}: refused: {node.seeker.why}", file=sys.stderr, flush=True)
         emit_summary({**summary, "outcome": "refused", "refused": node.gave_up.value}, args.json)

@@ -17,15 +17,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from dudo_p2p.cli import common
 from dudo_p2p.cli.exits import Exit
 from dudo_p2p.consensus.watching import Verified
-from dudo_p2p.crypto.identity import KeyPin
+from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.node.watch_find import Found, NotFound
 from dudo_p2p.protocol.refusals import RefusalReason
+
+if TYPE_CHECKING:
+    from dudo_p2p.session.watch_session import WatchSession
 
 
 def add_parser(subparsers: Any) -> None:
@@ -69,43 +73,80 @@ def run(args: argparse.Namespace) -> int:
     else:
         host, port = args.join
     identity = common.load_identity(args.identity)
-    stop = common.Stop()
     session = WatchSession(identity, host, port, table=table or "", pin=pin, bind=args.bind)
+    code, line = watch_to_the_end(session, args.timeout, None if args.json else _say)
     spectator = session.watcher.spectator
-    rounds = 0
+    done = spectator.progress()
+    if args.json:
+        _print_json(code, done, spectator.flagged, spectator.refused)
+    else:
+        print(line, file=sys.stdout if code is Exit.OK else sys.stderr)
+    return int(code)
+
+
+def watch_to_the_end(
+    session: WatchSession, timeout: float, say: Callable[[str], None] | None,
+) -> tuple[Exit, str]:
+    """Drive ``session`` until the verified log ends the game, an item is flagged, we are
+    refused, ``timeout`` s passed or a signal came; ``say`` gets "round N: verified to move
+    M (K entries)" as rounds end. Closes the session; returns the exit code and its line."""
+    stop = common.Stop()
+    spectator = session.watcher.spectator
+    rounds, items = 0, -1
     try:
-        deadline = session.watcher.clock() + args.timeout
+        deadline = session.watcher.clock() + timeout
         while not stop.requested and session.watcher.clock() < deadline:
             session.wait(0.05)
             session.poll_events()
             done = session.verified
-            if done is not None and session.ready:
+            if done is not None and done.items != items and session.ready:
+                items = done.items
                 results = len(session.view().state.results)
                 if results != rounds:
                     rounds = results
-                    if not args.json:
-                        print(f"round {rounds}: verified to move {done.moves} "
-                              f"({done.items} entries)", flush=True)
+                    if say is not None:
+                        say(f"round {rounds}: verified to move {done.moves} "
+                            f"({done.items} entries)")
             if spectator.finished or spectator.flagged is not None or spectator.refused:
                 break
     finally:
         session.close()
     done = spectator.progress()
     if spectator.refused is not None:
-        code, line = Exit.REFUSED, f"watch: refused: {spectator.refused.text}"
-    elif spectator.flagged is not None:
-        code, line = Exit.FAILED, f"watch: NOT verified: {spectator.flagged}"
-    elif done is not None and done.finished:
-        code, line = Exit.OK, f"log hash {done.head}\nverified"
-    else:
-        code, line = Exit.FAILED, ("watch: timed out before the game ended "
-                                   f"({0 if done is None else done.items} items verified, "
-                                   f"{len(spectator.rotation.serving)} seats serving)")
-    if args.json:
-        _print_json(code, done, spectator.flagged, spectator.refused)
-    else:
-        print(line, file=sys.stdout if code is Exit.OK else sys.stderr)
-    return int(code)
+        return Exit.REFUSED, f"watch: refused: {spectator.refused.text}"
+    if spectator.flagged is not None:
+        return Exit.FAILED, f"watch: NOT verified: {spectator.flagged}"
+    if done is not None and done.finished:
+        return Exit.OK, f"log hash {done.head}\nverified"
+    return Exit.FAILED, ("watch: timed out before the game ended "
+                         f"({0 if done is None else done.items} items verified, "
+                         f"{len(spectator.rotation.serving)} seats serving)")
+
+
+def keep_watching(identity: Identity, address: tuple[str, int], table: str,
+                  args: argparse.Namespace, label: str) -> dict[str, Any]:
+    """A seat the table removed watches the rest of its game with its own key from the seat
+    at ``address`` (``bot``/``host --then-watch``); its lines go to stderr under ``label``.
+    Returns what the summary's ``watched`` says: outcome, verified, log_hash, moves."""
+    from dudo_p2p.session.watch_session import WatchSession  # zmq only for this command
+
+    host, port = address
+    print(f"{label}: watching the rest of the game from {host}:{port}", file=sys.stderr,
+          flush=True)
+    session = WatchSession(identity, host, port, table=table, bind=args.bind)
+    code, line = watch_to_the_end(
+        session, args.timeout,
+        lambda text: print(f"{label}: {text}", file=sys.stderr, flush=True))
+    for text in line.splitlines():
+        print(f"{label}: {text}", file=sys.stderr, flush=True)
+    done = session.watcher.spectator.progress()
+    return {"outcome": code.name.lower(), "verified": code is Exit.OK,
+            "log_hash": None if done is None else done.head,
+            "moves": 0 if done is None else done.moves}
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
 
 
 def _discover(args: argparse.Namespace, table: str | None, pin: KeyPin | None) -> Found:

@@ -1,6 +1,7 @@
 """Spectators (protocol.md §4.9 "Watching"): the seat's desk and the spectator's verifier.
 
-A *spectator* is a peer with its own identity that holds no seat. It says ``watch`` (a
+A *spectator* is a peer with its own identity that holds no seat (or a seat that left the
+game: removed, or out of dice, watching the rest with its own key). It says ``watch`` (a
 signed lobby-context frame: zero game id, round 0, seq 0) to a seated peer, which links
 back to it and hands it the genesis and every seat's signature, exactly the frames a seat
 that missed them gets (§4.9 step 6). The spectator then pulls the log with the ordinary
@@ -110,7 +111,8 @@ class Desk:
         try:
             env = open_envelope(frame)
             if isinstance(env.body, Watch):
-                return self._watch(env, env.body, address, seating, genesis, now)
+                alive = machine.replica.engine.alive
+                return self._watch(env, env.body, address, seating, alive, genesis, now)
             if isinstance(env.body, SyncRequest) and env.author in self.spectators:
                 if env.game_id != seating.game_id or env.seq != 0:
                     raise DecodeError("a spectator's sync-request is for this game, seq 0")
@@ -121,13 +123,15 @@ class Desk:
 
     def _watch(
         self, env: Envelope, body: Watch, address: str | None, seating: Seating,
-        genesis: tuple[bytes, tuple[bytes, ...]], now: float,
+        alive: tuple[bool, ...], genesis: tuple[bytes, tuple[bytes, ...]], now: float,
     ) -> list[DeskEffect]:
         if env.game_id != LOBBY_GAME_ID or env.round_no != 0 or env.seq != 0:
             raise DecodeError("watch travels with a zero game id, round 0 and seq 0")
         key = env.author
-        if key in seating.pubs:
-            raise DecodeError("a seat of this table does not watch it")
+        seat = seating.seat_of(key)
+        if seat is not None and alive[seat]:
+            # a seat removed or out of dice has left the game: it may watch the rest of it
+            raise DecodeError("a seat still in the game does not watch it")
         host = body.host if body.host not in ("", "0.0.0.0", "::") else (address or "")
         if not host or body.port == 0:
             raise DecodeError("watch without an address to answer at")

@@ -21,6 +21,7 @@ from dudo_p2p.consensus.events import Event, GameOver, GameStarted, Notice
 from dudo_p2p.consensus.watching import Verified
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.errors import IllegalAction, InvalidValue
+from dudo_p2p.node.node import Node
 from dudo_p2p.node.watcher import Watcher
 from dudo_p2p.rules import Action, SeatView
 from dudo_p2p.session.api import PlayerInfo
@@ -95,3 +96,20 @@ class WatchSession:
 
     def close(self) -> None:
         self.watcher.close()
+
+
+def seat_to_watch_from(node: Node) -> tuple[str, int] | None:
+    """Where a seat that left its game (the table removed it, or it is out of dice and
+    closes its seat) can keep watching it: the link address of a seat still in the game
+    (its key may watch: protocol.md §4.9). Call before closing ``node``; None when it was
+    never seated or no seat is left in the game."""
+    machine = node.machine
+    if machine is None:
+        return None
+    alive = machine.replica.engine.alive
+    endpoints = node.links.peers()
+    for seat, pub in enumerate(machine.seating.pubs):
+        if seat != machine.seat and alive[seat] and pub in endpoints:
+            host, _, port = endpoints[pub].removeprefix("tcp://").rpartition(":")
+            return host.strip("[]"), int(port)
+    return None

@@ -255,3 +255,29 @@ def test_a_spectator_refuses_a_genesis_whose_host_is_not_the_key_it_chose() -> N
                     spec.receive(effect.frame, net.now)
         assert (spec.refused is RefusalReason.WRONG_HOST) is refused
         assert (spec.seating is None) is refused
+
+
+def test_a_seat_out_of_the_game_may_watch_it_and_a_seat_still_in_it_may_not() -> None:
+    # seat 2 crashes and the table removes it; its key then watches the rest of the game
+    # from seat 0 and ends on the table's head, while seat 1 (still playing) is not served
+    net = FakeNet(4, THREE_DICE, seed=5)
+    rep = net.machines[0].replica
+    net.run_until(lambda: rep.epoch.number >= 2)
+    net.crash(2)
+    net.run_until(lambda: not rep.engine.alive[2])
+    assert any(item.removed_seat == 2 for item in rep.chain)
+    desk = Desk(net.ids[0])
+    playing = Spectator(net.ids[1], "", "127.0.0.1", 5001)
+    assert exchange(net, desk, playing) == 0 and playing.seating is None
+    removed = Spectator(net.ids[2], "", "127.0.0.1", 5002)
+    live = [m for s, m in enumerate(net.machines) if s != 2]
+    tick = net.now
+    while not removed.finished:
+        tick += 0.1
+        net.run_until(lambda t=tick: net.now >= t or all(m.over for m in live))
+        net.now = max(net.now, tick)
+        exchange(net, desk, removed)
+        assert tick < 600
+    done = removed.progress()
+    assert done is not None and removed.flagged is None
+    assert bytes.fromhex(done.head) == rep.head

@@ -5,6 +5,8 @@ flooding spectator (a socket in the test process) dropped while the game finishe
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -204,3 +206,31 @@ def test_watch_discover_of_a_code_nobody_shows_is_refused_no_open_table(
     peers.append(watch)
     assert watch.finish(30) == Exit.REFUSED, explain(watch)
     assert watch.summary()["refused"] == "no_open_table"
+
+
+def test_a_seat_the_table_removed_watches_the_rest_of_the_game_with_then_watch(
+    tmp_path: Path, peers: list[Peer]
+) -> None:
+    # five seats of 5 dice: the four left play on long after the paused bot wakes, learns it
+    # was removed (exit 3) and watches the rest with its own key (protocol.md §4.9)
+    port = free_tcp_port()
+    host = Peer("host", host_args("host", tmp_path, 5, "--port", str(port),
+                                  "--rule", "starting_dice=5", *loopback_net(free_tcp_port())))
+    peers.append(host)
+    for name in ("b1", "b2", "b3", "b4"):
+        extra = ["--then-watch", "-v"] if name == "b4" else []
+        peers.append(Peer(name, bot_args(name, tmp_path, "--join", f"{LOOPBACK}:{port}",
+                                         "--bind", LOOPBACK, *extra)))
+    victim = peers[-1]
+    assert host.wait_line("round 1 resolved", 60) is not None, host.explain()
+    os.kill(victim.proc.pid, signal.SIGSTOP)
+    try:
+        assert host.wait_line("b4 left", 30) is not None, host.explain()
+    finally:
+        os.kill(victim.proc.pid, signal.SIGCONT)
+    summaries = players([p for p in peers if p is not victim])
+    assert victim.finish() == Exit.REMOVED, victim.explain()
+    watched = victim.summary()["watched"]
+    assert watched == {"outcome": "ok", "verified": True, "log_hash": summaries[0]["log_hash"],
+                       "moves": watched["moves"]}, victim.explain()
+    assert any("watching the rest of the game" in line for line in victim.lines)
