@@ -38,6 +38,12 @@ def journal_dir() -> Path:
     return data_dir() / "journals"
 
 
+def records_dir() -> Path:
+    """Where the window's "Open a record" looks for game records (``--record`` can write
+    there)."""
+    return data_dir() / "records"
+
+
 def settings_file() -> Path:
     """The settings file the window reads at launch and writes when a setting changes."""
     return config_dir() / "settings.json"

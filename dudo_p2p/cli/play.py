@@ -61,10 +61,12 @@ class Listing:
     seats: int
     host: str = ""  # the host's name, from its beacon
     fingerprint: str = ""  # the host key's fingerprint: CODE@FINGERPRINT tells twins apart
+    state: str = "open"  # open (it takes players), full or playing (it can be watched)
 
 
 class LanDirectory:
-    """The open tables the discovery beacons show, polled without blocking by the lobby."""
+    """The tables the discovery beacons show (open ones to join, every one to watch), polled
+    without blocking by the lobby."""
 
     def __init__(self, beacon_port: int, broadcast: Sequence[str] | None) -> None:
         self.discovery: Discovery | None
@@ -84,9 +86,10 @@ class LanDirectory:
         self.discovery.on_readable(now)
         return [
             Listing(s.beacon.table_code, f"{s.host}:{s.beacon.port}", s.beacon.seats_taken,
-                    s.beacon.seats_total, s.beacon.name, fingerprint(s.beacon.peer_id))
+                    s.beacon.seats_total, s.beacon.name, fingerprint(s.beacon.peer_id),
+                    s.beacon.state.name.lower())
             for s in self.discovery.peers(now).values()
-            if s.beacon.state is TableState.OPEN
+            if s.beacon.state is not TableState.NONE
         ]
 
     def close(self) -> None:
@@ -116,6 +119,8 @@ class NetworkTables:
                 return self._create(request)
             case "join":
                 return self._join(request)
+            case "watch":
+                return self._watch(request)
         raise Unavailable(request.kind)
 
     def _net(self) -> NetConfig:
@@ -150,6 +155,18 @@ class NetworkTables:
                              discover=False, journal_dir=paths.journal_dir())
         bot = make_bot(request.bot_level, random.Random())
         return NodeSession(node, timer_bot=bot.decide)
+
+
+    def _watch(self, request: TableRequest) -> Session:
+        """A spectator of the table at ``request.address`` (protocol.md §4.9 "Watching")."""
+        from dudo_p2p.session.watch_session import WatchSession  # zmq only for a watch
+
+        address = parse_address(request.address)
+        if address is None:
+            raise Unavailable(f"not host:port: {request.address!r}")
+        table, pin = common.parse_table(request.code, None) if request.code else (None, None)
+        return WatchSession(self.identity, *address, table=table or "", pin=pin,
+                            bind=self.args.bind)
 
 
 def local_tables(request: TableRequest) -> Session:

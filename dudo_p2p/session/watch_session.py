@@ -9,10 +9,11 @@ seat, with these differences:
   dice; the revealed ones are in the round results). ``ready`` is False until the genesis and
   every seat's signature are verified; ``view()`` raises InvalidValue before that.
 - ``legal_actions()`` is always empty and ``submit`` always raises IllegalAction.
-- ``poll_events()`` says ``GameStarted`` once seated, ``Notice("verified", (N,))`` whenever
-  the verified log reaches another move N ("verified to move N", the badge), ``Notice(
-  "not-verified", (why,))`` once if an item does not verify (nothing after it is shown), and
-  ``GameOver`` when the verified log ends the game.
+- ``poll_events()`` says ``GameStarted`` once seated, ``Notice("watch.verified", (N,))``
+  whenever the verified log ends another round, at move N ("verified to move N"),
+  ``Notice("watch.not_verified", (why,))`` once if an item does not verify (nothing after it
+  is shown), and ``GameOver`` when the verified log ends the game.
+- ``started`` is ``ready``: a window shows "waiting for the table" until then.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class WatchSession:
                  pin: KeyPin | None = None, bind: str = "0.0.0.0") -> None:
         self.watcher = Watcher(identity, host, port, table=table, pin=pin, bind=bind)
         self._told_start = False
-        self._told_moves = -1
+        self._told_rounds = 0
         self._told_flag = False
         self._told_over = False
 
@@ -42,6 +43,11 @@ class WatchSession:
     def seat(self) -> int:
         """The seat the view is drawn from (0); a spectator sees no seat's dice."""
         return 0
+
+    @property
+    def started(self) -> bool:
+        """The table is seated and its genesis verified (as a seat's ``started``)."""
+        return self.ready
 
     @property
     def ready(self) -> bool:
@@ -72,12 +78,13 @@ class WatchSession:
             self._told_start = True
             out.append(GameStarted(spec.seating.names, spec.seating.rules))
         done = spec.progress()
-        if done is not None and done.moves != self._told_moves:
-            self._told_moves = done.moves
-            out.append(Notice("verified", (str(done.moves),)))
+        rounds = len(spec.verifier.replica.engine.results) if spec.verifier is not None else 0
+        if done is not None and rounds != self._told_rounds:
+            self._told_rounds = rounds
+            out.append(Notice("watch.verified", (str(done.moves),)))
         if spec.flagged is not None and not self._told_flag:
             self._told_flag = True
-            out.append(Notice("not-verified", (str(spec.flagged),)))
+            out.append(Notice("watch.not_verified", (str(spec.flagged),)))
         winner = spec.verifier.replica.engine.winner if spec.verifier is not None else None
         if done is not None and done.finished and winner is not None and not self._told_over:
             self._told_over = True

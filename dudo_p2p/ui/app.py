@@ -19,6 +19,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pygame
@@ -56,7 +57,8 @@ class App:
     ``surface``: draw here instead of opening a window (tests, benchmarks).
     ``bot_delay``: pause between in-process bot moves; ``autoplay``: screenshot mode.
     ``settings``: the player's settings (default: in memory, reduced motion); ``sounds``: the
-    sound bank (default: silent).
+    sound bank (default: silent); ``records_folder``: where "Open a record" looks (default:
+    the data directory's ``records``).
     """
 
     def __init__(
@@ -72,6 +74,7 @@ class App:
         reveal_hold: float = 6.0,
         settings: Settings | None = None,
         sounds: SoundBank | None = None,
+        records_folder: Path | None = None,
     ) -> None:
         # Without a settings file (tests, benchmarks) the table is still: reduced motion on,
         # so a test sees each state at once; and silent unless a bank is handed in.
@@ -79,6 +82,7 @@ class App:
             reduced_motion=True)
         self.sounds = sounds if sounds is not None else SoundBank.silent(self.settings)
         self.session_factory = session_factory
+        self.records_folder = records_folder or paths.records_dir()  # "Open a record"
         self.tr = Tr(lang)
         self.clock = clock
         self.directory = directory

@@ -45,7 +45,7 @@ from dudo_p2p.ui.widgets import Button, TextField
 RULE_FIELDS = tuple(name for name in VARIANTS if name != "starting_dice")
 RULES_PER_PAGE = 6
 DIRECTORY_POLL_S = 1.0
-JOIN_X = 480  # left edge of the Join buttons of the listed tables
+JOIN_X = 436  # left edge of the Join buttons of the listed tables (Watch beside them)
 LANGUAGE_BUTTON = pygame.Rect(470, 24, 150, 44)  # top left, beside the title
 NAME_FIELD = pygame.Rect(262, 24, 196, 44)  # our name, between the title and the language
 MAX_HOTSEAT = 6
@@ -142,6 +142,16 @@ class LobbyScene(Scene):
             return
         self._start(TableRequest("join", address=address.strip(),
                                  turn_timer_s=self.turn_timer, name=self.player_name))
+
+    def watch(self, address: str, code: str) -> None:
+        """Watch the table at ``address`` (``code``: CODE[@FINGERPRINT], checked)."""
+        self._start(TableRequest("watch", address=address, code=code, name=self.player_name))
+
+    def open_records(self) -> None:
+        """The lobby's "Open a record" (ui/replay_records.py)."""
+        from dudo_p2p.ui.replay_records import RecordsScene
+
+        self.host.switch(RecordsScene(self.host, self.host.records_folder))
 
     def open_names(self) -> None:
         """Open the hot-seat names panel, the first name field ready for typing."""
@@ -294,6 +304,8 @@ class LobbyScene(Scene):
         box = pygame.Rect(40, 346, 580, 240)
         draw.panel(surface, box)
         draw.text(surface, tr("lobby.tables"), (60, 362), 34, theme.GOLD)
+        self.buttons.append(Button(pygame.Rect(386, 354, 222, 40), tr("lobby.records"),
+                                   self.open_records, size=24, name="open_records"))
         if not self.listings:
             draw.text(surface, tr("lobby.no_tables"), (60, 420), 26, theme.MUTED)
             return
@@ -309,9 +321,14 @@ class LobbyScene(Scene):
             draw.text(surface, row, (60, y), 24, theme.CREAM, max_width=JOIN_X - 70)
             draw.text(surface, listing.address, (60, y + 22), 19, theme.MUTED, shadow=False,
                       max_width=JOIN_X - 70)
-            self.buttons.append(Button(pygame.Rect(JOIN_X, y, 120, 38), tr("lobby.join"),
-                                       partial(self.join, listing.address), size=24,
-                                       name=f"join_{i}"))
+            if getattr(listing, "state", "open") == "open":
+                self.buttons.append(Button(pygame.Rect(JOIN_X, y, 86, 38), tr("lobby.join"),
+                                           partial(self.join, listing.address), size=24,
+                                           name=f"join_{i}"))
+            # any table seen can be watched (protocol.md §4.9), a playing one above all
+            self.buttons.append(Button(pygame.Rect(JOIN_X + 92, y, 86, 38), tr("lobby.watch"),
+                                       partial(self.watch, listing.address, code), size=24,
+                                       name=f"watch_{i}"))
 
     def _draw_join(self, surface: pygame.Surface) -> None:
         tr = self.tr

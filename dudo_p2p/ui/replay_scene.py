@@ -12,6 +12,8 @@ with the table's own primitives. It never changes: an idle replay costs no drawi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pygame
 
 from dudo_p2p.rules import Phase
@@ -27,10 +29,13 @@ DIE_SIZE = 30
 
 
 class ReplayScene(Scene):
-    """Step through ``replay``; ``on_leave`` runs when the player presses Esc."""
+    """Step through ``replay``; ``on_escape`` runs when the player presses Esc (default: the
+    program quits, as ``dudo-p2p replay`` wants; the lobby's "Open a record" goes back)."""
 
-    def __init__(self, host: Host, replay: Replay, *, from_start: bool = False) -> None:
+    def __init__(self, host: Host, replay: Replay, *, from_start: bool = False,
+                 on_escape: Callable[[], None] | None = None) -> None:
         super().__init__(host)
+        self.on_escape = on_escape if on_escape is not None else host.quit
         self.replay = replay
         self.index = 0
         self.from_start = from_start
@@ -72,7 +77,7 @@ class ReplayScene(Scene):
                 self.host.toggle_language()
                 self._changed = True
             case pygame.K_ESCAPE:
-                self.host.quit()
+                self.on_escape()
 
     def take_changed(self) -> bool:
         changed, self._changed = self._changed, False

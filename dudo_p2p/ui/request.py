@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import Session
 
-RequestKind = Literal["bots", "create", "join", "hotseat"]
+RequestKind = Literal["bots", "create", "join", "hotseat", "watch"]
 BOT_LEVELS = ("easy", "normal", "hard", "expert")
 TIMER_CHOICES: tuple[float | None, ...] = (None, 30.0, 60.0, 90.0)
 
@@ -30,7 +30,9 @@ class TableRequest:
       (``CODE`` or ``CODE@FINGERPRINT``, as :func:`parse_code` reads it), the table the LAN
       beacons show under that code (and that host key);
     - ``hotseat``: ``players`` humans (2..6) pass one device around, called ``names`` (as
-      typed; :func:`hotseat_names` cleans them; a missing or empty one is "Jugador n").
+      typed; :func:`hotseat_names` cleans them; a missing or empty one is "Jugador n");
+    - ``watch``: watch the table at ``address`` without a seat (``code``: its
+      ``CODE@FINGERPRINT``, checked against what answers), every entry verified.
 
     ``name``: our name at a networked table, from the lobby's name field ("": the
     program's default).

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import pygame
@@ -32,6 +33,7 @@ class Host(Protocol):
     clock: Callable[[], float]
     settings: Settings  # volume, mute, reduced motion (persisted when the app has a file)
     sounds: SoundBank  # every sound the scenes play goes through it
+    records_folder: Path  # where "Open a record" looks for game records (replay_records.py)
 
     def switch(self, scene: Scene) -> None:
         """Leave the current scene and enter ``scene``."""

@@ -1,0 +1,170 @@
+"""The lobby's "Watch" on a listed table and "Open a record" (issue 20).
+
+- a table seen on the LAN has a Watch button (an open one a Join button too): it asks the
+  app for a ``watch`` request of that address and CODE@FINGERPRINT; with the window's real
+  factory (``cli/play.py``'s ``NetworkTables``) that is a spectator session which, against
+  two real nodes seated on loopback, shows their table with every hand hidden;
+- "Open a record" lists the records of the app's folder; one opens in the replay viewer
+  (the same steps and log hash ``verify`` gives), Esc comes back; an invalid record opens
+  nothing and the screen names where it fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygame
+import pytest
+from consensus.fakenet import FakeNet
+
+from dudo_p2p import paths
+from dudo_p2p.cli.play import NetworkTables
+from dudo_p2p.consensus.record import verify_record
+from dudo_p2p.crypto.identity import Identity, fingerprint
+from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.rules import RuleSet
+from dudo_p2p.session import Session
+from dudo_p2p.session.watch_session import WatchSession
+from dudo_p2p.ui import request
+from dudo_p2p.ui.app import App
+from dudo_p2p.ui.lobby import LobbyScene
+from dudo_p2p.ui.replay_records import RecordsScene
+from dudo_p2p.ui.replay_scene import ReplayScene
+from dudo_p2p.ui.request import TableRequest
+from dudo_p2p.ui.table import TableScene
+
+from .conftest import FakeClock
+from .helpers import click_button, key
+
+PUMP_S = 10.0  # bound on real time for loopback nodes to seat and the spectator to verify
+
+
+@pytest.fixture(autouse=True)
+def _settings_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lobby saves its choices when a table is asked for: never into the real file."""
+    monkeypatch.setattr(paths, "config_dir", lambda: tmp_path / "conf")
+
+
+@dataclass(frozen=True)
+class Listed:
+    code: str
+    address: str
+    players: int
+    seats: int
+    host: str = ""
+    fingerprint: str = ""
+    state: str = "open"
+
+
+class Directory:
+    def __init__(self, listings: list[Listed]) -> None:
+        self.listings = listings
+
+    def tables(self) -> list[Listed]:
+        return self.listings
+
+
+def test_a_listed_table_can_be_watched_and_only_an_open_one_joined(
+        clock: FakeClock, surface: pygame.Surface) -> None:
+    asked: list[TableRequest] = []
+
+    def factory(req: TableRequest) -> Session:
+        asked.append(req)
+        raise request.Unavailable("not in this test")
+
+    tables = Directory([Listed("KQ7XM", "10.0.0.2:4000", 2, 3, "Ana", "KX45-EVEW"),
+                        Listed("ABCDE", "10.0.0.3:4100", 3, 3, "Luz", "AB12-CD34", "playing")])
+    app = App(factory, "es", clock, surface=surface, directory=tables)
+    app.frame()
+    names = {b.name for b in app.scene.buttons}
+    assert {"join_0", "watch_0", "watch_1"} <= names and "join_1" not in names
+    click_button(app, "watch_1")
+    assert [(r.kind, r.address, r.code) for r in asked] == [
+        ("watch", "10.0.0.3:4100", "ABCDE@AB12-CD34")]
+
+
+def _record() -> bytes:
+    net = FakeNet(3, RuleSet(starting_dice=3), seed=21)
+    net.run()
+    return net.machines[0].record(net.genesis, net.signatures)
+
+
+def test_open_a_record_shows_it_in_the_viewer_and_a_bad_one_says_where_it_fails(
+        clock: FakeClock, surface: pygame.Surface, tmp_path: Path) -> None:
+    folder = tmp_path / "records"
+    folder.mkdir()
+    good = _record()
+    (folder / "old.dudo").write_bytes(good)
+    os.utime(folder / "old.dudo", (1, 1))  # the older one: listed second
+    bad = bytearray(good)
+    bad[len(bad) // 2] ^= 0xFF
+    (folder / "bad.dudo").write_bytes(bytes(bad))
+    app = App(lambda _r: pytest.fail("no table"), "en", clock, surface=surface,
+              records_folder=folder)
+    click_button(app, "open_records")
+    assert isinstance(app.scene, RecordsScene)
+    assert [p.name for p in app.scene.records] == ["bad.dudo", "old.dudo"]
+    click_button(app, "record_0")
+    assert isinstance(app.scene, RecordsScene)
+    assert app.scene.message.startswith("Cannot open bad.dudo: ")
+    click_button(app, "record_1")
+    viewer = app.scene
+    assert isinstance(viewer, ReplayScene)
+    assert viewer.replay.summary.log_hash == verify_record(good).log_hash
+    app.frame()
+    key(app, pygame.K_ESCAPE)  # back to the list, not out of the program
+    assert isinstance(app.scene, RecordsScene) and app.running
+    key(app, pygame.K_ESCAPE)
+    assert isinstance(app.scene, LobbyScene) and app.running
+
+
+def test_a_typed_path_that_is_no_record_opens_nothing(
+        clock: FakeClock, surface: pygame.Surface, tmp_path: Path) -> None:
+    app = App(lambda _r: pytest.fail("no table"), "en", clock, surface=surface,
+              records_folder=tmp_path / "none")
+    click_button(app, "open_records")
+    scene = app.scene
+    assert isinstance(scene, RecordsScene) and scene.records == []
+    scene.path.value = str(tmp_path / "missing.dudo")
+    click_button(app, "record_path")
+    assert scene.message.startswith("Cannot open missing.dudo: ")
+    assert app.scene is scene
+
+
+def test_watch_with_the_real_factory_shows_a_seated_table_every_hand_hidden(
+        clock: FakeClock, surface: pygame.Surface, nodes: list[Node], beacon_port: int) -> None:
+    net = NetConfig(bind="127.0.0.1", beacon_port=beacon_port, broadcast=["127.255.255.255"])
+    host = Node.host(Identity.generate(), "Ana", net, seats=2, rules=RuleSet(),
+                     turn_timer_ms=0)
+    nodes.append(host)
+    joiner = Node.join(Identity.generate(), "Beto", net,
+                       addresses=[("127.0.0.1", host.links.port)], discover=False)
+    nodes.append(joiner)
+    args = argparse.Namespace(name="Cris", bind="127.0.0.1", port=0, beacon_port=beacon_port,
+                              broadcast=["127.255.255.255"])
+    app = App(NetworkTables(args, Identity.generate()), "en", clock, surface=surface)
+    code = f"{host.table_code}@{fingerprint(host.identity.public_key)}"
+    assert isinstance(app.scene, LobbyScene)
+    app.scene.watch(f"127.0.0.1:{host.links.port}", code)
+    scene = app.scene
+    assert isinstance(scene, TableScene) and isinstance(scene.session, WatchSession)
+    session = scene.session
+    end = time.monotonic() + PUMP_S
+    try:
+        while not session.ready:
+            assert time.monotonic() < end, "the spectator was never seated"
+            for node in (host, joiner):
+                node.step(0.02)
+            session.wait(0.02)
+            app.frame()
+        app.frame()
+        assert tuple(p.name for p in session.players()) == ("Ana", "Beto")
+        view = session.view()
+        assert view.own_dice is None and not view.others  # a spectator sees no hand
+        assert session.legal_actions() == []
+    finally:
+        app.scene.leave()
