@@ -17,6 +17,12 @@ would raise, it takes hard's ``top_raises`` best raises, values each by
 rest of the round played out, a fixed 40 worlds) and plays the best. When hard would call
 ¡Dudo! or ¡Calzo!, the expert calls too (see :meth:`ExpertBot.playout_choice`). Otherwise
 (pasar, picado or matar on the table, an open palifico round, blind dice) it plays as hard.
+
+Against players unlike our levels (issue 16's sparring pool) the play-outs model each
+opponent from the reveals: how it doubts — the probability scale it judges bids on (does it
+read the others' bid faces, and how much) and its threshold on that scale, fitted and used on
+the same scale (:class:`~dudo_p2p.bots.opponents.DoubtModel`) — and, in a palifico round, how
+truthfully it opens (a truthfulness fitted on its openings alone).
 """
 
 from __future__ import annotations
