@@ -188,6 +188,16 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         if 0 <= seat < self.seating.n and seat != self.seat:
             self.timers.heard(seat, now)
 
+    def reached(self, seat: int, now: float) -> None:
+        """Our link to ``seat`` just came up (the node saw its handshake with that seat's
+        process; nothing from it is heard yet): the table is not gone while it may still
+        speak (:data:`~dudo_p2p.consensus.presence.REACHED_WAIT`), and our heartbeat is due
+        at once, so that it proves the new link and shows our log without waiting a whole
+        interval (a seat removed while out of reach is told within a round trip)."""
+        if 0 <= seat < self.seating.n and seat != self.seat:
+            self.presence.reached[seat] = now
+            self.timers.next_heartbeat = min(self.timers.next_heartbeat, now)
+
     def tick(self, now: float) -> list[Effect]:
         """Timers: heartbeats, suspicion votes. Call at least a few times a second. A seat
         that knows it was removed beats no more: its silence is what shows the seats that

@@ -6,7 +6,8 @@ for it until the table's reconnect grace (genesis ``grace_ms``) has run out too,
 is it voted out for ``silent`` (with two seats left: the game is abandoned). A seat heard
 again within the grace is **reconnected**; the step timeouts it owes count from then, not from
 the last move of the log (it must have the time to catch up before it is suspected). When no
-other seat at all is heard for the table-gone delay, the table is gone.
+other seat at all is heard for the table-gone delay, and none of our links to them came up
+in the last :data:`REACHED_WAIT` seconds, the table is gone.
 """
 
 from __future__ import annotations
@@ -14,6 +15,11 @@ from __future__ import annotations
 from dudo_p2p.consensus import events as ev
 
 TABLE_GONE_AFTER = 10.0  # seconds past silence + grace with no seat heard: the table is gone
+# A link of ours that came up (the node saw its handshake with that seat's process) holds off
+# "table gone" this long: a seat removed while out of reach counted the table-gone delay from
+# its own last hearing, which ran out 2.6 s after its cable was back, while the links were
+# still coming up and the seats that would tell it of its removal were reachable again.
+REACHED_WAIT = 5.0
 HUMAN_GRACE = 30.0  # the reconnect grace a host offers by default at a table with a person
 
 
@@ -25,6 +31,7 @@ class Presence:
         self.grace = grace
         self.away: dict[int, float] = {}  # seat -> end of its grace
         self.back_at: dict[int, float] = {}  # seat -> when it was last heard again
+        self.reached: dict[int, float] = {}  # seat -> when our link to it last came up
 
     def observe(self, seat: int, last_heard: float, now: float) -> ev.Event | None:
         """Update ``seat``'s state from when it was last heard; the event to tell, if any."""
@@ -56,6 +63,9 @@ class Presence:
         return self.silence + self.grace + TABLE_GONE_AFTER
 
     def table_gone(self, last_heard: dict[int, float], me: int, now: float) -> bool:
-        """No seat but ours heard for :attr:`gone_after` seconds."""
+        """No seat but ours heard for :attr:`gone_after` seconds, and no link of ours to one
+        came up in the last :data:`REACHED_WAIT` seconds (it may be about to tell us)."""
         others = [t for s, t in last_heard.items() if s != me]
+        if any(now - at <= REACHED_WAIT for s, at in self.reached.items() if s != me):
+            return False
         return bool(others) and all(now - t > self.gone_after for t in others)

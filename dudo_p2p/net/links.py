@@ -129,7 +129,12 @@ class LinkTimers:
     heartbeat_timeout: int = 3000  # no traffic for 3 s after a PING: close and reconnect
     heartbeat_ttl: int = 3000  # ask the remote end to do the same
     reconnect_ivl: int = 100  # first reconnect attempt after 100 ms ...
-    reconnect_ivl_max: int = 2000  # ... backing off to one every 2 s
+    reconnect_ivl_max: int = 500  # ... backing off to one every 0.5 s
+    # A TCP connect still pending after 1 s is abandoned and dialled afresh: the kernel
+    # retries an unanswered SYN after 1, 3, 7, 15 s, so a peer whose cable came back after
+    # 12 s was reached only at the retry 15 s in, and a removed peer back in reach declared
+    # the table gone before any link reached it (issue 13, the cable-pull scenario).
+    connect_timeout: int = 1000
 
 
 class Links:
@@ -166,6 +171,7 @@ class Links:
         self._timers = timers or LinkTimers()
         self._nonces = nonces
         self._dealers: dict[bytes, _Dealer] = {}
+        self._up: set[bytes] = set()  # peers whose link came up since take_up()
         self.stats: dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
         self._closed = False
 
@@ -229,11 +235,14 @@ class Links:
         dealer.setsockopt(zmq.IMMEDIATE, 1)
         dealer.setsockopt(zmq.RECONNECT_IVL, self._timers.reconnect_ivl)
         dealer.setsockopt(zmq.RECONNECT_IVL_MAX, self._timers.reconnect_ivl_max)
+        dealer.setsockopt(zmq.CONNECT_TIMEOUT, self._timers.connect_timeout)
         if endpoint.startswith("tcp://["):
             dealer.setsockopt(zmq.IPV6, 1)
         self._set_heartbeats(dealer)
         try:
-            monitor: zmq.Socket[Any] = dealer.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+            monitor: zmq.Socket[Any] = dealer.get_monitor_socket(
+                zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_SUCCEEDED
+            )
         except BaseException:
             dealer.close(linger=0)
             raise
@@ -272,13 +281,18 @@ class Links:
         """Replace every DEALER whose connection dropped by a new one (a new socket, a new
         nonce, the same endpoint), so that no connection is ever redialled under a routing
         id a stale connection may still hold on the peer's ROUTER; returns the peers whose
-        link was replaced (its queue is lost, as it was with the connection)."""
+        link was replaced (its queue is lost, as it was with the connection). Notes, for
+        :meth:`take_up`, the links whose connection came up (ZMTP handshake done)."""
         replaced: list[bytes] = []
         for peer_id, entry in list(self._dealers.items()):
-            if not _drained_event(entry.monitor):
+            dropped, up = _drained_events(entry.monitor)
+            if up and not dropped:
+                self._up.add(peer_id)
+            if not dropped:
                 continue
             _close_dealer(entry)
             del self._dealers[peer_id]
+            self._up.discard(peer_id)
             try:
                 self._dealers[peer_id] = self._open_dealer(entry.endpoint)
             except InvalidValue as exc:  # the endpoint connected before: should not happen
@@ -287,6 +301,14 @@ class Links:
             self.stats["relinks"] += 1
             replaced.append(peer_id)
         return replaced
+
+    def take_up(self) -> list[bytes]:
+        """The peers whose link came up (its ZMTP handshake with the peer's process
+        succeeded) since the last call, as :meth:`maintain` saw them: the peer's process is
+        there and reachable now, though none of its frames may have reached us yet."""
+        up = [p for p in self._up if p in self._dealers]
+        self._up.clear()
+        return up
 
     def send(self, peer_id: bytes, frame: bytes) -> bool:
         """Queue ``frame`` for ``peer_id`` without blocking. True when queued, else False.
@@ -421,15 +443,19 @@ def _close_dealer(entry: _Dealer, linger_ms: int = 0) -> None:
     entry.sock.close(linger=linger_ms)
 
 
-def _drained_event(monitor: zmq.Socket[Any]) -> bool:
-    """Read every event a DEALER's monitor holds; True when there was one (a disconnect)."""
-    seen = False
+def _drained_events(monitor: zmq.Socket[Any]) -> tuple[bool, bool]:
+    """Read every event a DEALER's monitor holds: (its connection dropped, it came up)."""
+    dropped = up = False
     while True:
         try:
-            monitor.recv_multipart(zmq.NOBLOCK)
+            raw = monitor.recv_multipart(zmq.NOBLOCK)
         except zmq.Again:
-            return seen
-        seen = True
+            return dropped, up
+        event = parse_monitor_message(raw)["event"]
+        if event == zmq.EVENT_DISCONNECTED:
+            dropped = True
+        elif event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+            up = True
 
 
 def classify(rid: bytes, part_sizes: list[int], max_frame: int) -> str | None:

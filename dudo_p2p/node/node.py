@@ -340,6 +340,7 @@ class Node:
                 self._route(incoming, now, batch)
         for peer in self.links.maintain():  # links whose connection dropped: new sockets
             self.linked_at[peer] = now
+        self._links_up(now)
         if self.discovery is not None:
             self.discovery.tick(now)
         batch.extend(self.lobby.tick(now))
@@ -355,6 +356,16 @@ class Node:
             if self.seeker.gave_up is not None:
                 log.warning("%s", self.seeker.why)
         self._update_beacon()  # seats taken, playing: set_beacon sends only what changed
+
+    def _links_up(self, now: float) -> None:
+        """Tell the machine which seats our links just reached (``TableMachine.reached``):
+        its heartbeat goes out at this step's tick, not up to an interval later."""
+        machine = self.machine
+        for peer in self.links.take_up():
+            seat = machine.seating.seat_of(peer) if machine is not None else None
+            if machine is not None and seat is not None:
+                machine.reached(seat, now)
+                self.next_tick = now
 
     def _route(self, incoming: Incoming, now: float, batch: list[AnyEffect]) -> None:
         sender, frame, address, conn = incoming

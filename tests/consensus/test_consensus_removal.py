@@ -15,6 +15,8 @@ import pytest
 
 from dudo_p2p.cli import verify
 from dudo_p2p.consensus import events as ev
+from dudo_p2p.consensus.effects import Send
+from dudo_p2p.consensus.presence import REACHED_WAIT
 from dudo_p2p.consensus.reasons import Outcome, Reason
 from dudo_p2p.consensus.record import RecordViolation, encode_record, verify_record
 from dudo_p2p.consensus.replica import ChainItem, EpochPhase, removal_digest
@@ -207,6 +209,31 @@ def test_a_seat_alone_learns_the_table_is_gone_within_a_bounded_time() -> None:
     assert net.now - alone <= net.timeouts.silence + 10.0 + 0.2
     assert any(isinstance(e, ev.TableGone) for e in net.events[0])
 
+
+def test_a_link_that_came_up_holds_off_table_gone_and_makes_our_heartbeat_due() -> None:
+    """Issue 13, the cable pull: a seat removed while out of reach counted the table-gone
+    delay from its last hearing and gave up 2.6 s after its cable was back, while its links
+    were coming up to the seats that would tell it. A link of ours that came up (the node's
+    ``reached``) holds "table gone" off for REACHED_WAIT, and our heartbeat goes out at once
+    so the seat there can prove the link and answer."""
+    net = FakeNet(3, FAST, seed=7)
+    net.run_until(lambda: bidding(net))
+    for seat in (1, 2):
+        net.crash(seat)
+    m = net.machines[0]
+    alone = net.now
+    gone_at = alone + net.timeouts.silence + 10.0
+    net.run_until(lambda: net.now > gone_at - 1.0, max_steps=5_000)
+    assert not m.over
+    reached = net.now
+    m.reached(1, reached)
+    assert m.next_heartbeat <= reached
+    beats = [e for e in m.tick(reached) if isinstance(e, Send)]
+    assert {e.to for e in beats} == {1, 2}
+    net.run_until(lambda: m.over, max_steps=5_000)
+    assert m.outcome is Outcome.TABLE_GONE
+    assert net.now > reached + REACHED_WAIT, "table gone though a link just came up"
+    assert net.now <= reached + REACHED_WAIT + 0.2
 
 # ---- 13 §6: the reconnect grace -----------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import select
 import socket
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 import zmq
-from net_helpers import WAIT, recv_frames, send_until_queued
+from net_helpers import WAIT, free_tcp_port, recv_frames, send_until_queued
 
 from dudo_p2p.errors import InvalidValue, LocalProtocolError
 from dudo_p2p.net.links import ROUTING_PREFIX, Incoming, Links, classify, routing_id
@@ -335,3 +336,55 @@ def test_a_dropped_connection_is_redialled_from_a_new_socket_with_a_new_nonce(
     assert a.nonce(B) not in (None, before)
     assert a.peers() == {B: f"tcp://127.0.0.1:{port}"}
     assert a.maintain() == []  # nothing more to replace
+
+
+def _wait_up(links: Links, peer: bytes, timeout: float) -> float | None:
+    """Seconds until ``links`` reports its link to ``peer`` up (``take_up``), or None."""
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        links.maintain()
+        if peer in links.take_up():
+            return time.monotonic() - start
+        select.select([], [], [], 0.01)
+    return None
+
+
+def test_take_up_reports_a_link_once_its_handshake_is_done(make_links: MakeLinks) -> None:
+    a, b = make_links(A), make_links(B)
+    assert a.take_up() == []
+    a.connect(B, "127.0.0.1", b.port)
+    assert _wait_up(a, B, WAIT) is not None
+    assert a.take_up() == []  # reported once
+    a.connect(b"nobody", "127.0.0.1", free_tcp_port())  # refused: never up
+    assert _wait_up(a, b"nobody", 0.5) is None
+
+
+def test_a_dial_whose_syn_goes_unanswered_is_abandoned_and_dialled_again(
+    make_links: MakeLinks,
+) -> None:
+    """A link to a peer out of reach must come up within a couple of seconds of the peer
+    being reachable again, not at the kernel's next SYN retry (1, 3, 7, 15 s after the
+    first): a listener whose accept queue is full drops SYNs, as a pulled cable does; 12 s
+    later the peer's ROUTER takes the port. Without ``ZMQ_CONNECT_TIMEOUT`` the link came up
+    7.4 s after that (the retry 19 s in); with it, 0.7 s."""
+    port = free_tcp_port()
+    listener = socket.socket()
+    fillers = [socket.socket() for _ in range(3)]
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(0)
+        for filler in fillers:  # fill the accept queue: later SYNs are dropped
+            filler.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                filler.connect(("127.0.0.1", port))
+        a = make_links(A)
+        a.connect(B, "127.0.0.1", port)
+        assert _wait_up(a, B, 12.0) is None  # nothing answers
+    finally:
+        listener.close()
+        for filler in fillers:
+            filler.close()
+    make_links(B, port=port)  # the peer is back
+    took = _wait_up(a, B, 4.5)
+    assert took is not None, "the link did not come up within 4.5 s of the peer's return"
