@@ -27,7 +27,7 @@ from typing import Any
 from dudo_p2p import paths
 from dudo_p2p.bots import LEVELS, make_bot
 from dudo_p2p.cli.exits import Exit
-from dudo_p2p.consensus.reasons import Outcome, Reason
+from dudo_p2p.consensus.reasons import Outcome
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.errors import DudoError, InvalidValue
 from dudo_p2p.net.beacon import is_table_code
@@ -177,39 +177,38 @@ def open_node(
     return make(None if args.journal is not None else directory)
 
 
-def game_exit(node: Node) -> Exit:
+def game_exit(session: NodeSession) -> Exit:
     """How the game ended for us, as the exit code (the ``--json`` ``outcome``)."""
-    machine = node.machine
-    if machine is None:
-        return Exit.REFUSED if node.stats.refusals else Exit.FAILED
+    outcome = session.ending().outcome
+    if outcome is None:
+        return Exit.REFUSED if session.node.stats.refusals else Exit.FAILED
     return {
         Outcome.FINISHED: Exit.OK, Outcome.REMOVED: Exit.REMOVED,
         Outcome.ABANDONED: Exit.ABANDONED, Outcome.TABLE_GONE: Exit.TABLE_GONE,
-    }.get(machine.outcome or Outcome.UNKNOWN, Exit.FAILED)
+    }.get(outcome, Exit.FAILED)
 
 
-def ending(node: Node, code: Exit, interrupted: bool) -> str | None:
+def ending(session: NodeSession, code: Exit, interrupted: bool) -> str | None:
     """The line that says why the game ended without a result for us (None when it did)."""
-    machine = node.machine
-    seated = [names.shown(n) for n in machine.seating.names] if machine is not None else []
+    end = session.ending()
+    seated = [names.shown(n) for n in end.names]
+    played = end.outcome is not None
     match code:
         case Exit.OK:
             return None
-        case Exit.REMOVED if machine is not None:
-            why = next((i.reason for i in machine.replica.chain
-                        if i.removed_seat == machine.seat), Reason.REMOVED)
-            return f"the table removed us ({why})"
-        case Exit.TABLE_GONE if machine is not None:
-            return f"no seat heard for {machine.presence.gone_after:.0f} s: the table is gone"
-        case Exit.ABANDONED if machine is not None and machine.abandoned_by == machine.seat:
-            other = next(s for s in machine.replica.epoch.participants if s != machine.seat)
-            return (f"game abandoned: two seats were left and {seated[other]} claimed we went "
-                    "silent or stalled; nobody wins")
-        case Exit.ABANDONED if machine is not None and machine.abandoned_by is not None:
-            return (f"game abandoned: two seats were left and {seated[machine.abandoned_by]} "
+        case Exit.REMOVED if played:
+            return f"the table removed us ({end.removed_for})"
+        case Exit.TABLE_GONE if played:
+            return f"no seat heard for {end.silent_after:.0f} s: the table is gone"
+        case Exit.ABANDONED if played and end.abandoned_by == end.seat and end.other is not None:
+            return (f"game abandoned: two seats were left and {seated[end.other]} claimed we "
+                    "went silent or stalled; nobody wins")
+        case Exit.ABANDONED if played and end.abandoned_by is not None:
+            return (f"game abandoned: two seats were left and {seated[end.abandoned_by]} "
                     "went silent or stalled; nobody wins")
         case Exit.REFUSED:
-            return f"the table refused us: {'; '.join(r.text for r in node.stats.refusals)}"
+            refusals = session.node.stats.refusals
+            return f"the table refused us: {'; '.join(r.text for r in refusals)}"
     why = "interrupted" if interrupted else "timed out"
     return f"game not finished ({why})"
 
@@ -226,18 +225,18 @@ def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
         while not stop.requested and node.clock() < deadline and node.gave_up is None:
             session.wait(0.05)
             for event in session.poll_events():
-                progress(label, node, event)
+                progress(label, session, event)
             legal = session.legal_actions()
             if legal:
                 session.submit(bot.decide(session.view(), legal))
             if node.settled():
                 break
         if args.record is not None:
-            write_record(node, args.record)
+            write_record(session, args.record)
     except DudoError as exc:
         print(f"{label}: {exc}", file=sys.stderr)
     summary = node.summary()
-    code = game_exit(node)
+    code = game_exit(session)
     watch_from = seat_to_watch_from(node) if code is Exit.REMOVED and args.then_watch else None
     table = node.machine.seating.table if node.machine is not None else ""
     session.close()
@@ -249,32 +248,32 @@ def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
         print(f"{names.shown(label)}: refused: {node.seeker.why}", file=sys.stderr, flush=True)
         emit_summary({**summary, "outcome": "refused", "refused": node.gave_up.value}, args.json)
         return Exit.REFUSED
-    return finish(names.shown(label), node, code, stop.requested, summary, args.json)
+    return finish(names.shown(label), session, code, stop.requested, summary, args.json)
 
 
 def finish(
-    label: str, node: Node, code: Exit, interrupted: bool, summary: dict[str, Any],
+    label: str, session: NodeSession, code: Exit, interrupted: bool, summary: dict[str, Any],
     as_json: bool,
 ) -> int:
     """Say why the game ended without a result (stderr), print the summary with its
     ``outcome`` (stdout), and return the exit code."""
-    line = ending(node, code, interrupted)
+    line = ending(session, code, interrupted)
     if line is not None:
         print(f"{label}: {line}", file=sys.stderr, flush=True)
     emit_summary({**summary, "outcome": code.name.lower()}, as_json)
     return int(code)
 
 
-def progress(label: str, node: Node, event: Any) -> None:
+def progress(label: str, session: NodeSession, event: Any) -> None:
     """One line per round (and per departure) on stderr, for long runs."""
-    machine = node.machine
     # Names are clean since the genesis check, and escaped again here: nothing a peer chose
     # reaches the terminal raw (protocol/names.py).
-    seated = [names.shown(n) for n in machine.seating.names] if machine is not None else []
+    seated = [names.shown(p.name) for p in session.players()]
     label = names.shown(label)
     if isinstance(event, RoundResolved):
-        counts = machine.replica.engine.dice_counts if machine is not None else ()
-        print(f"{label}: round {len(machine.replica.engine.results) if machine else '?'} "
+        state = session.public_state()
+        counts = state.dice_counts if state is not None else ()
+        print(f"{label}: round {len(state.results) if state is not None else '?'} "
               f"resolved; dice {list(counts)}", file=sys.stderr, flush=True)
     elif isinstance(event, PlayerLeft):
         who = seated[event.seat] if event.seat < len(seated) else event.seat
@@ -283,21 +282,22 @@ def progress(label: str, node: Node, event: Any) -> None:
         who = seated[event.winner] if event.winner < len(seated) else event.winner
         print(f"{label}: game over, {who} wins", file=sys.stderr, flush=True)
     elif isinstance(event, SeatDisconnected):
-        left = max(0.0, event.until - node.clock())
+        left = max(0.0, event.until - session.node.clock())
         print(f"{label}: {seated[event.seat]}: disconnected, {left:.0f} s to come back",
               file=sys.stderr, flush=True)
     elif isinstance(event, SeatReconnected):
         print(f"{label}: {seated[event.seat]}: back", file=sys.stderr, flush=True)
 
 
-def write_record(node: Node, directory: Path) -> Path | None:
+def write_record(session: NodeSession, directory: Path) -> Path | None:
     """Write the game record (``dudo-p2p verify`` reads it) into ``directory``."""
-    machine, seated = node.machine, node.seated
-    if machine is None or seated is None:
+    record = session.record()
+    if record is None:
         return None
+    name, data = record
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{seated.seating.table}-seat{machine.seat}.dudo"
-    path.write_bytes(machine.record(seated.genesis, list(seated.signatures)))
+    path = directory / name
+    path.write_bytes(data)
     return path
 
 

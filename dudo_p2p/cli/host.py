@@ -89,7 +89,7 @@ def play_terminal(node: Node, args: argparse.Namespace, label: str) -> int:
         while not stop.requested and not node.settled():
             session.wait(0.05)
             for event in session.poll_events():
-                common.progress(label, node, event)
+                common.progress(label, session, event)
             legal = session.legal_actions()
             if legal and legal != shown:
                 shown = legal
@@ -108,9 +108,9 @@ def play_terminal(node: Node, args: argparse.Namespace, label: str) -> int:
                 except (ValueError, IndexError, IllegalAction) as exc:
                     print(f"not that: {exc}", flush=True)
         if args.record is not None:
-            common.write_record(node, args.record)
+            common.write_record(session, args.record)
     finally:
         summary = node.summary()
-        code = common.game_exit(node)
+        code = common.game_exit(session)
         session.close()
-    return common.finish(label, node, code, stop.requested, summary, args.json)
+    return common.finish(label, session, code, stop.requested, summary, args.json)

@@ -3,7 +3,7 @@
 The UI (``dudo_p2p.ui``) knows only sessions; this module gives it:
 
 - a session factory: "play against N bots" hosts a table on loopback and starts N bot peer
-  processes (:func:`~dudo_p2p.session.bot_table.start_bot_table`); "create" hosts a table on
+  processes (:func:`~dudo_p2p.cli.bot_table.start_bot_table`); "create" hosts a table on
   the LAN (beacons on every interface) and fills the chosen number of seats with bot peers,
   leaving the rest for players who join; "join" sits at the table at ``host:port``, or at
   the one the LAN beacons show under a typed ``CODE[@FINGERPRINT]``;
@@ -27,13 +27,13 @@ from typing import Any
 from dudo_p2p import paths
 from dudo_p2p.bots import make_bot
 from dudo_p2p.cli import common
+from dudo_p2p.cli.bot_table import spawn_bot_peers, start_bot_table
 from dudo_p2p.consensus.presence import HUMAN_GRACE
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.net.beacon import Beacon, TableState
 from dudo_p2p.net.discovery import Discovery
 from dudo_p2p.node.node import NetConfig, Node
 from dudo_p2p.session import Session
-from dudo_p2p.session.bot_table import spawn_bot_peers, start_bot_table
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import app
 from dudo_p2p.ui.local_tables import local_factory

@@ -1,6 +1,6 @@
 """The narrow API one seat plays through: bots, the table and the CLI use this and nothing else."""
 
-from dudo_p2p.session.api import Gatherer, Gathering, PlayerInfo, Session, Talker
+from dudo_p2p.session.api import Ending, Gatherer, Gathering, PlayerInfo, Session
 from dudo_p2p.session.events import (
     ActionTaken,
     CheatDetected,
@@ -27,6 +27,7 @@ __all__ = [
     "ActionTaken",
     "CheatDetected",
     "CheatKind",
+    "Ending",
     "Event",
     "GameAbandoned",
     "GameOver",
@@ -45,7 +46,6 @@ __all__ = [
     "Session",
     "TableGone",
     "TalkHeard",
-    "Talker",
     "TimerPlayed",
     "TurnTimer",
 ]

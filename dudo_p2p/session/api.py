@@ -9,18 +9,31 @@ Contract:
   :class:`~dudo_p2p.errors.IllegalAction` (and nothing changes) when the action is not legal now.
   A legal action becomes an :class:`~dudo_p2p.session.events.ActionTaken` event once the table
   has agreed on it.
-- Table talk is optional: a session that offers it is a :class:`Talker`.
+- ``started`` is False while a networked table still gathers its players (``view()`` raises
+  until then); a table that never gathers is started. ``gatherer()`` is the waiting room's
+  controls of a table that gathers (a networked one: :class:`Gatherer`), None for one that
+  never does.
+- ``step()`` moves an in-process table on by one action (a bot's, or hands the screen to the
+  next hot-seat player), so a UI paces the bots; a networked table moves in its peer, which
+  ``wait`` runs, and ``step()`` does nothing there.
+- ``talk(phrase)`` says quick phrase ``phrase`` (an index the UI knows) to the others: on a
+  networked table signed, at most one a second (faster calls do nothing), and they get a
+  ``TalkHeard`` event; never in the log. A table with nobody else to hear ignores it.
 - ``poll_events()`` never blocks; ``wait(timeout)`` blocks at most ``timeout`` seconds or until
-  something happened, so a UI loop can sleep in it when nothing moves.
+  something happened, so a UI loop can sleep in it when nothing moves (an in-process table,
+  where nothing runs in the background, just sleeps).
+
+A networked seat also says how its game ended (:class:`Ending`, from
+:meth:`~dudo_p2p.session.node_session.NodeSession.ending`): the CLI's last line and exit code.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 from dudo_p2p.rules import Action, SeatView
-from dudo_p2p.session.events import Event
+from dudo_p2p.session.events import Event, Outcome, Reason
 
 
 @dataclass(frozen=True)
@@ -67,9 +80,8 @@ class Gathering:
     filling: int = 0
 
 
-@runtime_checkable
 class Gatherer(Protocol):
-    """A session that may have to gather its table first (a networked one):
+    """The waiting room of a table that gathers its players first (a networked one):
     ``gathering()`` is the table's state while it is not seated, None once it plays; the
     host's player runs its waiting room with the rest (each does nothing when not hosting a
     table that gathers)."""
@@ -88,17 +100,49 @@ class Gatherer(Protocol):
         """Take the joiner in ``seat`` (1..) off the table; its window is told why."""
 
 
+@dataclass(frozen=True)
+class Ending:
+    """How the game ended for our seat (what the CLI says last, and its exit code).
+
+    ``outcome``: None when no game was seated (refused, or it failed before); else
+    :class:`~dudo_p2p.session.events.Outcome` (UNKNOWN while it runs). ``seat`` and
+    ``names``: ours and the table's. ``removed_for``: why the table removed us (REMOVED).
+    ``silent_after``: how long no seat was heard before we called the table gone
+    (TABLE_GONE). ``abandoned_by``: the seat that went silent or stalled (ABANDONED), and
+    ``other``: the seat left with us of the last two (who claimed it, when it was us).
+    """
+
+    outcome: Outcome | None
+    seat: int = 0
+    names: tuple[str, ...] = ()
+    removed_for: Reason | str = Reason.REMOVED
+    silent_after: float = 0.0
+    abandoned_by: int | None = None
+    other: int | None = None
+
+
 class Session(Protocol):
     """One seat's handle on a game. See the module docstring for the contract."""
 
     @property
     def seat(self) -> int: ...
 
+    @property
+    def started(self) -> bool: ...
+
     def view(self) -> SeatView: ...
 
     def legal_actions(self) -> list[Action]: ...
 
     def submit(self, action: Action) -> None: ...
+
+    def step(self) -> bool:
+        """Move an in-process table on by one action; True when something happened."""
+
+    def gatherer(self) -> Gatherer | None:
+        """The waiting room's controls (a table that gathers its players), else None."""
+
+    def talk(self, phrase: int) -> None: ...
 
     def poll_events(self) -> list[Event]: ...
 
@@ -107,12 +151,3 @@ class Session(Protocol):
     def players(self) -> tuple[PlayerInfo, ...]: ...
 
     def close(self) -> None: ...
-
-
-@runtime_checkable
-class Talker(Protocol):
-    """A session whose seat can talk to the others (a networked table): ``talk(phrase)``
-    says quick phrase ``phrase`` (an index the UI knows), signed, at most one a second
-    (faster calls do nothing); the others get a ``TalkHeard`` event. Never in the log."""
-
-    def talk(self, phrase: int) -> None: ...

@@ -12,6 +12,7 @@ action per call, so a test decides exactly when the table moves.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Mapping
 
 from dudo_p2p.consensus import events as ev
@@ -27,7 +28,7 @@ from dudo_p2p.rules import (
     SeatView,
     Spin,
 )
-from dudo_p2p.session.api import PlayerInfo
+from dudo_p2p.session.api import Gatherer, PlayerInfo
 
 BotFn = Callable[[SeatView, list[Action]], Action]
 
@@ -93,8 +94,21 @@ class LocalSession:
         out, self._events = self._events, []
         return out
 
+    @property
+    def started(self) -> bool:
+        """Always: an in-process table never gathers."""
+        return True
+
     def wait(self, timeout: float) -> None:
-        """Nothing runs in the background here: bots move in :meth:`step`."""
+        """Sleep ``timeout`` s: nothing runs in the background here (bots move in
+        :meth:`step`), so nothing can happen meanwhile."""
+        time.sleep(max(0.0, timeout))
+
+    def gatherer(self) -> Gatherer | None:
+        return None  # every seat is here from the start: no waiting room
+
+    def talk(self, phrase: int) -> None:
+        """Nobody else to hear (bots, or every player at this screen)."""
 
     def players(self) -> tuple[PlayerInfo, ...]:
         return tuple(

@@ -23,13 +23,15 @@ from dudo_p2p.crypto.identity import fingerprint
 from dudo_p2p.errors import IllegalAction
 from dudo_p2p.node.gathering import reachable
 from dudo_p2p.node.node import TICK_EVERY, Node
-from dudo_p2p.rules import Action, PlayerAction, SeatView
-from dudo_p2p.session.api import Gathering, PlayerInfo
+from dudo_p2p.rules import Action, GameState, PlayerAction, SeatView
+from dudo_p2p.session.api import Ending, Gatherer, Gathering, PlayerInfo
 from dudo_p2p.session.events import (
     ActionTaken,
     Event,
     GameOver,
+    Outcome,
     PlayerLeft,
+    Reason,
     TimerPlayed,
     TurnTimer,
 )
@@ -115,6 +117,14 @@ class NodeSession:
                 return
             node.step(min(remaining, TICK_EVERY))
 
+    def step(self) -> bool:
+        """Nothing: a networked table moves in its peer, which :meth:`wait` runs."""
+        return False
+
+    def gatherer(self) -> Gatherer:
+        """Its own waiting room: a networked table gathers its players first."""
+        return self
+
     def players(self) -> tuple[PlayerInfo, ...]:
         machine = self.node.machine
         if machine is None:
@@ -134,7 +144,7 @@ class NodeSession:
         )
 
     def gathering(self) -> Gathering | None:
-        """The table while it gathers (:class:`~dudo_p2p.session.api.Gatherer`), None once
+        """The table while it gathers (the Session contract), None once
         seated: the roster so far, the code and host fingerprint, our reachable addresses
         when we host, and why a join stopped (the lobby's refusal reason)."""
         node = self.node
@@ -195,8 +205,41 @@ class NodeSession:
             self.node.remove(lobby.players[seat].pub)
 
     def talk(self, phrase: int) -> None:
-        """Table talk (:class:`~dudo_p2p.session.api.Talker`): say quick phrase ``phrase``."""
+        """Table talk: say quick phrase ``phrase`` (nothing before the game is seated, nor
+        faster than once a second)."""
         self.node.talk(phrase)
+
+    # ---- what the CLI shows -----------------------------------------------------------------
+
+    def public_state(self) -> GameState | None:
+        """The game as everyone at the table knows it (no dice of ours: nothing our secrets
+        open), None before the table is seated."""
+        machine = self.node.machine
+        return machine.replica.engine if machine is not None else None
+
+    def ending(self) -> Ending:
+        """How the game ended (or stands) for our seat; ``outcome`` None: never seated."""
+        machine = self.node.machine
+        if machine is None:
+            return Ending(None)
+        me = machine.seat
+        removed_for = next((i.reason for i in machine.replica.chain if i.removed_seat == me),
+                           Reason.REMOVED)
+        other = next((s for s in machine.replica.epoch.participants if s != me), None)
+        return Ending(
+            machine.outcome or Outcome.UNKNOWN, me, machine.seating.names,
+            removed_for=removed_for, silent_after=machine.presence.gone_after,
+            abandoned_by=machine.abandoned_by, other=other,
+        )
+
+    def record(self) -> tuple[str, bytes] | None:
+        """The game record (what ``dudo-p2p verify`` reads) and its file name
+        (``CODE-seatN.dudo``); None before the table is seated."""
+        machine, seated = self.node.machine, self.node.seated
+        if machine is None or seated is None:
+            return None
+        name = f"{seated.seating.table}-seat{machine.seat}.dudo"
+        return name, machine.record(seated.genesis, list(seated.signatures))
 
     def close(self) -> None:
         """Leave the table (a forfeit if the game still runs), close the node, run closers."""

@@ -25,7 +25,7 @@ from dudo_p2p.errors import IllegalAction, InvalidValue
 from dudo_p2p.node.node import Node
 from dudo_p2p.node.watcher import Watcher
 from dudo_p2p.rules import Action, SeatView
-from dudo_p2p.session.api import PlayerInfo
+from dudo_p2p.session.api import Gatherer, PlayerInfo
 
 
 class WatchSession:
@@ -103,6 +103,17 @@ class WatchSession:
 
     def close(self) -> None:
         self.watcher.close()
+
+    # ---- the rest of the Session shape: a spectator gathers nothing and says nothing ----
+
+    def step(self) -> bool:
+        return False  # the watcher runs in wait()
+
+    def gatherer(self) -> Gatherer | None:
+        return None
+
+    def talk(self, phrase: int) -> None:
+        """A spectator does not talk to the table."""
 
 
 def seat_to_watch_from(node: Node) -> tuple[str, int] | None:

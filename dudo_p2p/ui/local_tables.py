@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from dudo_p2p.rules import Action, SeatView
-from dudo_p2p.session import Event, PlayerInfo, Session
+from dudo_p2p.session import Event, Gatherer, PlayerInfo, Session
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui.request import TableRequest, Unavailable, hotseat_names
 
@@ -28,7 +28,7 @@ BotMaker = Callable[[str, random.Random], BotFn]
 class HotseatSeat:
     """Pass-and-play over a :class:`LocalSession` where every seat is human: ``seat`` follows
     the human the table waits for, so the table scene shows a hand-over screen between turns.
-    Implements :class:`dudo_p2p.session.Session` (plus ``step`` for the scene's pacing)."""
+    Implements :class:`dudo_p2p.session.Session`."""
 
     def __init__(self, table: LocalSession) -> None:
         self.table = table
@@ -55,8 +55,18 @@ class HotseatSeat:
         self._seat = waiting
         return True
 
+    @property
+    def started(self) -> bool:
+        return self.table.started
+
     def poll_events(self) -> list[Event]:
         return self.table.poll_events()
+
+    def gatherer(self) -> Gatherer | None:
+        return self.table.gatherer()
+
+    def talk(self, phrase: int) -> None:
+        self.table.talk(phrase)
 
     def wait(self, timeout: float) -> None:
         self.table.wait(timeout)

@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Protocol, runtime_checkable
 
 import pygame
 
@@ -57,7 +56,6 @@ from dudo_p2p.session import (
     SeatReconnected,
     Session,
     TableGone,
-    Talker,
     TalkHeard,
     TurnTimer,
 )
@@ -91,13 +89,6 @@ NAME_SIZE, NAME_WIDTH = 26, 150  # a shown name fits this many pixels at this fo
 def keyed(key: str, **args: object) -> Words:
     """The catalogue message ``key`` with ``args``, said in whatever language is shown."""
     return lambda tr: tr(key, **args)
-
-
-@runtime_checkable
-class Steppable(Protocol):
-    """An in-process table (LocalSession) that lets its bots act one action per ``step``."""
-
-    def step(self) -> object: ...
 
 
 @dataclass
@@ -199,7 +190,7 @@ class TableScene(Scene):
     def refresh(self) -> None:
         """Re-read the seat's view, legal actions and players (after events or actions)."""
         before_view, before_legal = self.view, self.legal
-        if not getattr(self.session, "started", True):
+        if not self.session.started:
             return  # a networked table still gathering its players: "waiting for the table"
         try:
             self.view = self.session.view()
@@ -409,12 +400,12 @@ class TableScene(Scene):
         if (self.reveal is not None and self.reveal_hold > 0
                 and now - self.reveal.started >= self.reveal_hold):
             self.dismiss_reveal()
-        if (isinstance(self.session, Steppable) and not self.blocked
-                and now >= self._next_step_at and (not self.my_turn or self.hotseat)):
-            self.session.step()
+        if (not self.blocked and now >= self._next_step_at
+                and (not self.my_turn or self.hotseat)):
             self._next_step_at = now + self.bot_delay
-            self.process_events()
-            self.refresh()
+            if self.session.step():  # an in-process table: one bot action (networked: none)
+                self.process_events()
+                self.refresh()
         if self.view is before and now - self._refreshed_at >= REFRESH_S:
             self.refresh()
         if self.winner is not None and self.reveal is None and self.end_shown_at is None:
@@ -536,8 +527,7 @@ class TableScene(Scene):
         second; True when said."""
         if self.hotseat or not self.talk.may_say(self.now):
             return False
-        if isinstance(self.session, Talker):
-            self.session.talk(phrase)
+        self.session.talk(phrase)
         self.talk.heard(self.session.seat, phrase, self.now)
         self.cues.now("talk")
         self._changed = True
@@ -591,9 +581,7 @@ class TableScene(Scene):
     def nap(self, seconds: float) -> bool:
         """Between looks at the input queue, keep a networked peer running (its ``wait``
         runs the node loop); True when it returned early: it has news for update(). An
-        in-process table just sleeps."""
-        if isinstance(self.session, Steppable):
-            return super().nap(seconds)
+        in-process table's ``wait`` just sleeps."""
         started = time.monotonic()
         self.session.wait(seconds)
         return time.monotonic() - started < seconds * 0.9

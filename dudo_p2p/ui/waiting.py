@@ -13,7 +13,7 @@ that finds nothing within :data:`JOIN_ANSWER_S` says so, naming the other hosts 
 that code when we named one (a mistyped fingerprint, or an impostor). Esc or the Cancel
 button leave at once, on either side.
 
-The state comes from the session (:class:`~dudo_p2p.session.Gatherer`): the UI opens no
+The state comes from the session (``Session.gatherer``): the UI opens no
 socket and reads no interface itself.
 """
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import pygame
 
-from dudo_p2p.session import Gatherer, Gathering
+from dudo_p2p.session import Gathering
 from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.i18n import REFUSAL_KEYS
 from dudo_p2p.ui.widgets import Button
@@ -41,9 +41,9 @@ MAX_SEATS = 6
 
 
 def status(scene: TableScene) -> Gathering | None:
-    """The session's gathering state; None for a table that plays (or cannot gather)."""
-    session = scene.session
-    return session.gathering() if isinstance(session, Gatherer) else None
+    """The session's gathering state; None for a table that plays (or never gathers)."""
+    gatherer = scene.session.gatherer()
+    return gatherer.gathering() if gatherer is not None else None
 
 
 def watch(scene: TableScene, now: float) -> bool:
@@ -78,26 +78,26 @@ def _no_answer(scene: TableScene, state: Gathering) -> str:
 def start_now(scene: TableScene, bots: bool = False) -> None:
     """The host starts now: with ``bots`` in the empty seats, else with the players who
     joined so far (the table shrinks to them)."""
-    session = scene.session
-    if isinstance(session, Gatherer):
-        session.start_now(bots)
+    gatherer = scene.session.gatherer()
+    if gatherer is not None:
+        gatherer.start_now(bots)
         scene.mark_changed()
 
 
 def set_seats(scene: TableScene, seats: int) -> None:
     """The host's table has ``seats`` seats from now on (the buttons offer only those it
     can have)."""
-    session = scene.session
-    if isinstance(session, Gatherer):
-        session.set_seats(seats)
+    gatherer = scene.session.gatherer()
+    if gatherer is not None:
+        gatherer.set_seats(seats)
         scene.mark_changed()
 
 
 def remove(scene: TableScene, seat: int) -> None:
     """The host takes the joiner in ``seat`` off the table (its window says so)."""
-    session = scene.session
-    if isinstance(session, Gatherer):
-        session.remove(seat)
+    gatherer = scene.session.gatherer()
+    if gatherer is not None:
+        gatherer.remove(seat)
         scene.mark_changed()
 
 

@@ -6,8 +6,9 @@ in this process on 127.0.0.1 (no beacons: nobody else needs to find it); each bo
 game runs exactly as on a LAN (signed log, fair dice, journals). The bot processes are
 terminated when the session is closed.
 
-It lives in ``session`` (it builds a session over a node and bots for the UI); the lobby's
-"create a table" reuses :func:`spawn_bot_peers` to fill seats of a LAN table.
+It lives in ``cli``, above the session: it spawns processes and makes the bot that plays our
+timed-out turns, and the session layer imports no bots. The lobby's "create a table" reuses
+:func:`spawn_bot_peers` to fill seats of a LAN table.
 """
 
 from __future__ import annotations
