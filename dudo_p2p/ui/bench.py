@@ -76,12 +76,12 @@ def reveal_frame_times(n_frames: int = 300,
     assert isinstance(scene, TableScene)
     scene.bot_delay = 0.0
     for _ in range(5000):  # random-legal seats: a call comes soon
-        if scene.reveal is not None:
+        if scene.model.reveal is not None:
             break
         if scene.my_turn and scene.legal:
             scene.submit(scene.legal[-1])
         app.frame()
-    reveal = scene.reveal
+    reveal = scene.model.reveal
     assert reveal is not None and reveal.timeline is not None
     length = reveal.film.ends - reveal.started
     out = []
@@ -89,7 +89,7 @@ def reveal_frame_times(n_frames: int = 300,
         ago = length * (i % 90) / 90  # 90 frames: one and a half seconds of film per cycle
         now = time.monotonic()
         timeline = dataclasses.replace(reveal.timeline, started=now - ago)
-        scene.reveal = dataclasses.replace(reveal, started=now - ago, timeline=timeline)
+        scene.model.reveal = dataclasses.replace(reveal, started=now - ago, timeline=timeline)
         start = timer()
         app.frame()
         out.append((timer() - start) * 1000.0)

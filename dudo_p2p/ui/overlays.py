@@ -145,12 +145,12 @@ def _seat_name(scene: TableScene, seat: int) -> str:
 def draw_ended(scene: TableScene, surface: pygame.Surface) -> None:
     """The game ended for us with no winner (removed, abandoned, the table gone): why, and
     back to the lobby (Enter) or quit."""
-    assert scene.ended is not None
+    assert scene.model.ended is not None
     _shade(surface, 190)
     box = pygame.Rect(0, 0, 640, 300)
     box.center = (640, 380)
     draw.panel(surface, box, edge=theme.GOLD)
-    for i, line in enumerate(draw.wrap(scene.ended(scene.tr), 34, box.width - 60)[:3]):
+    for i, line in enumerate(draw.wrap(scene.model.ended(scene.tr), 34, box.width - 60)[:3]):
         draw.text(surface, line, (box.centerx, box.top + 70 + i * 42), 34, theme.GOLD,
                   anchor="center")
     scene.buttons = []
@@ -166,7 +166,7 @@ def draw_ended(scene: TableScene, surface: pygame.Surface) -> None:
 def draw_winner(scene: TableScene, surface: pygame.Surface) -> None:
     """The end of the game: who won, and play again / lobby / quit."""
     tr = scene.tr
-    winner = scene.winner
+    winner = scene.model.winner
     assert winner is not None
     _shade(surface, 190)
     box = pygame.Rect(0, 0, 640, 380)
@@ -184,7 +184,7 @@ def draw_winner(scene: TableScene, surface: pygame.Surface) -> None:
     # who came second, third...: the question every table asks at the end
     places = [tr("over.place", n=i + 1, name=_seat_name(scene, seat))
               for i, seat in enumerate(scene.standings()) if i > 0]
-    rounds = scene.last_round.result.round_no if scene.last_round is not None else 0
+    rounds = scene.model.last_round.result.round_no if scene.model.last_round is not None else 0
     summary = "  ·  ".join(places + ([tr("over.rounds", n=rounds)] if rounds else []))
     for i, line in enumerate(draw.wrap(summary, 24, box.width - 80)[:3]):
         draw.text(surface, line, (box.centerx, box.top + 196 + i * 26), 24, theme.CREAM,

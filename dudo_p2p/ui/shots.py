@@ -77,11 +77,11 @@ def take(out: Path, seed: int = 11) -> list[Path]:
         app.frame()
         view = scene.view
         if (not rolled and scene.shake_started is not None and view is not None
-                and view.own_dice and scene.reveal is None):
+                and view.own_dice and scene.model.reveal is None):
             clock.advance(SHAKE_S * 0.45)  # mid-rattle: our dice in the air
             save("motion-roll.png")
             rolled = True
-        reveal = scene.reveal
+        reveal = scene.model.reveal
         if reveal is not None and reveal.timeline is not None:
             lost_by_other = any(s != scene.session.seat for s in reveal.result.losses)
             if rolled and lost_by_other and len(reveal.timeline.order) >= 3:

@@ -56,7 +56,8 @@ def draw_side_panel(scene: TableScene, surface: pygame.Surface) -> None:
     legend_top = keys_top - LEGEND_HEIGHT
     draw.text_block(surface, tr("table.legend"),
                     pygame.Rect(x, legend_top, SIDE.width - 32, LEGEND_HEIGHT), 19, theme.HINT)
-    for block in messages_shown(scene.message_texts(), SIDE.width - 32, legend_top - 8 - y):
+    texts = scene.model.message_texts(scene.tr)
+    for block in messages_shown(texts, SIDE.width - 32, legend_top - 8 - y):
         y = draw.text_block(surface, block, pygame.Rect(x, y, SIDE.width - 32, legend_top - y),
                             MESSAGE_SIZE, theme.CREAM) + MESSAGE_GAP
     draw.text_block(surface, tr("table.keys"),
@@ -109,10 +110,10 @@ def history_shown(scene: TableScene) -> tuple[str, tuple[Action, ...], bool]:
     round's."""
     tr, view = scene.tr, scene.view
     assert view is not None
-    shown = scene.reveal
-    over = scene.winner is not None  # no next round: the last one stays, named
-    if shown is None and (over or not view.state.bids) and scene.last_round is not None:
-        shown = scene.last_round
+    shown = scene.model.reveal
+    over = scene.model.winner is not None  # no next round: the last one stays, named
+    if shown is None and (over or not view.state.bids) and scene.model.last_round is not None:
+        shown = scene.model.last_round
     if shown is not None:
         return (tr("table.history_of", n=shown.result.round_no), shown.actions, True)
     return tr("table.history"), tuple(view.state.bids), False

@@ -16,12 +16,8 @@ through the host's bank, table talk through :mod:`~dudo_p2p.ui.talk`, keys and c
 
 from __future__ import annotations
 
-import collections
 import random
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from functools import partial
 
 import pygame
 
@@ -38,76 +34,33 @@ from dudo_p2p.rules import (
     Picado,
     Raise,
     RaiseContext,
-    RoundResult,
     SeatView,
     min_raise,
 )
 from dudo_p2p.session import (
-    ActionTaken,
-    Event,
-    GameAbandoned,
-    GameOver,
-    GameStarted,
     PlayerInfo,
-    PlayerLeft,
-    RoundResolved,
-    RoundStarted,
-    SeatDisconnected,
-    SeatReconnected,
     Session,
-    TableGone,
-    TalkHeard,
-    TurnTimer,
 )
-from dudo_p2p.ui import draw, table_input, waiting, words
+from dudo_p2p.ui import draw, table_input, waiting
 from dudo_p2p.ui.composer import Composer, legal_bids, lowest_on_face
-from dudo_p2p.ui.cues import HURRY_TICK_S, Cues, action_sound, reveal_cues
-from dudo_p2p.ui.i18n import Tr
+from dudo_p2p.ui.cues import HURRY_TICK_S, Cues
 from dudo_p2p.ui.motion import (
     ROLL_S,
     SHAKE_S,
     SLIDE_S,
     Motion,
-    RevealTimeline,
-    lift_order,
 )
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.scene import Host, Scene
 from dudo_p2p.ui.side_panel import SIDE
-from dudo_p2p.ui.talk import TalkBoard
+from dudo_p2p.ui.table_model import TableModel, Words, keyed
 
 REVEAL_HOLD_S = 6.0  # a reveal stays this long unless dismissed
-TOAST_S = 5.0  # how long an event sentence stays at the top of the table
 REFRESH_S = 0.5  # re-read the view at least this often (turn timers, remote tables)
 END_GRACE_S = 1.0  # the end screen takes no choice this long after it shows
 HISTORY_WHEEL = 2  # one wheel notch scrolls this many
 DEFAULT_BOT_DELAY_S = 0.9  # an in-process bot "thinks" this long so humans can follow
-Words = Callable[[Tr], str]  # a message kept as how to say it: it follows a language switch
 NAME_SIZE, NAME_WIDTH = 26, 150  # a shown name fits this many pixels at this font size
-
-
-def keyed(key: str, **args: object) -> Words:
-    """The catalogue message ``key`` with ``args``, said in whatever language is shown."""
-    return lambda tr: tr(key, **args)
-
-
-@dataclass
-class RevealShow:
-    """A reveal on screen: the result, whether aces counted, when it began, and the actions
-    of the round it ends (the table has usually dealt the next round by then, so the view's
-    bids are already the new round's: the history panel shows these instead)."""
-
-    result: RoundResult
-    wild: bool
-    started: float
-    actions: tuple[Action, ...] = ()
-    palifico: bool = False  # the round it ends was a palifico (the cloth stays wine red)
-    timeline: RevealTimeline | None = None  # when each cup lifts, the dice pulse and fly
-
-    @property
-    def film(self) -> RevealTimeline:
-        """The reveal's timeline (all cups at once when none was made)."""
-        return self.timeline or RevealTimeline(self.started, ())
 
 
 class TableScene(Scene):
@@ -138,16 +91,8 @@ class TableScene(Scene):
         self.looking = False
         self.show_prob = True
         self.overlay: str | None = None  # "menu" | "rules" | None
-        self.reveal: RevealShow | None = None
-        self.last_round: RevealShow | None = None  # kept after the reveal closes, for history
-        self.round_actions: list[Action] = []  # ActionTaken since the round started
-        self.out_order: list[int] = []  # seats in the order they left the game
-        self.dealt_round: int | None = None  # the round dealt and not yet resolved
-        self.winner: int | None = None
-        self.ended: Words | None = None  # the game ended for us with no winner: why
-        self.deadlines: dict[int, float | None] = {}
-        self.messages: collections.deque[Words] = collections.deque(maxlen=6)
-        self.toast: tuple[Words, float] | None = None
+        # what the table shows, folded from the session's events (table_model.py)
+        self.model = TableModel(lambda: self.names, lambda: self.tr, hotseat=self.hotseat)
         self.shake_started: float | None = None
         self.handover_seat: int | None = None  # hot-seat: the seat waiting to take the device
         self.shown_seat: int | None = None  # hot-seat: whose dice the screen may show
@@ -171,7 +116,6 @@ class TableScene(Scene):
         self.cues = Cues(host.sounds.play)
         self.slide: tuple[Bid, int | None, float] | None = None  # a new bid: from whom, when
         self._ticked: tuple[int, int] | None = None  # (turn, second) the timer last ticked
-        self.talk = TalkBoard()
 
     # -- session plumbing ----------------------------------------------------------------
     @property
@@ -247,18 +191,7 @@ class TableScene(Scene):
 
     def say(self, said: Words) -> None:
         """Tell the player something: a toast on the table and a line in the side panel."""
-        self.messages.append(said)
-        self.toast = (said, self.now)
-
-    def message_texts(self) -> list[str]:
-        """The side panel's messages, oldest first, in the language shown now."""
-        return [said(self.tr) for said in self.messages]
-
-    def toast_text(self) -> str | None:
-        """The toast to show now (in the language shown now), if one is still up."""
-        if self.toast is None or self.now - self.toast[1] > TOAST_S:
-            return None
-        return self.toast[0](self.tr)
+        self.model.say(said, self.now)
 
     def submit(self, action: Action) -> bool:
         """Hand ``action`` to the table if it is legal now; True when it was submitted."""
@@ -278,9 +211,9 @@ class TableScene(Scene):
     @property
     def blocked(self) -> bool:
         """An overlay hides the table: no game input reaches it."""
-        return (self.overlay is not None or self.reveal is not None
-                or self.handover_seat is not None or self.winner is not None
-                or self.ended is not None)
+        return (self.overlay is not None or self.model.reveal is not None
+                or self.handover_seat is not None or self.model.winner is not None
+                or self.model.ended is not None)
 
     def process_events(self) -> None:
         """Apply every event the session reports, in order."""
@@ -292,93 +225,24 @@ class TableScene(Scene):
         if events:
             self._changed = True
         for event in events:
-            match event:
-                case GameStarted(names=names):
-                    self._raw_names = tuple(names)
-                case RoundStarted(round_no=round_no):
-                    if self.reveal is None:  # else the cups rattle once the reveal closes
-                        self.start_shake()
-                    self.looking = self.looking and not self.hotseat
-                    if self.dealt_round is not None and self.dealt_round != round_no:
-                        # a new deal with no reveal since the last: the table voided that
-                        # round (a peer left mid-round); our dice change and its bids vanish,
-                        # so say why
-                        self.say(keyed("table.round_voided", n=self.dealt_round))
-                    self.round_actions = []
-                    self.dealt_round = round_no
-                    self.history_back = 0
-                case ActionTaken(action=action):
-                    self.round_actions.append(action)
-                    sound = action_sound(action)
-                    if sound is not None:
-                        self.cues.now(sound)
-                case RoundResolved(result=result):
-                    # the view is still the ended round's: the next one is read after events
-                    wild = self.view.state.wild if self.view is not None else True
-                    palifico = self.view is not None and self.view.palifico_round is not None
-                    n = self.view.state.n_seats if self.view is not None else len(result.dice)
-                    order = lift_order([s for s, d in enumerate(result.dice) if d],
-                                       result.target, n)
-                    timeline = RevealTimeline(self.now, order)
-                    self.reveal = RevealShow(result, wild, self.now, tuple(self.round_actions),
-                                             palifico, timeline)
-                    for when, name in reveal_cues(result, timeline):
-                        self.cues.at(when, name)
-                    self.last_round = self.reveal
-                    self.round_actions = []
-                    self.dealt_round = None  # the round ended the normal way
-                    self._out(*result.eliminated)
-                    # the outcome stays in the side panel's log after the reveal closes
-                    self.messages.append(partial(self._outcome, result))
-                case TurnTimer(seat=seat, deadline=deadline):
-                    self.deadlines[seat] = deadline
-                case GameOver(winner=winner):
-                    self.winner = winner
-                case PlayerLeft(seat=seat):
-                    self._out(seat)
-                    self.say_event(event)
-                    if seat == self.session.seat and not self.hotseat:
-                        self.ended = keyed("outcome.removed")
-                case SeatDisconnected(seat=seat, until=until):
-                    self.say(keyed("seat.disconnected", name=words.seat_name(self.names, seat),
-                                   s=max(0, round(until - self.now))))
-                case SeatReconnected(seat=seat):
-                    self.say(keyed("seat.reconnected", name=words.seat_name(self.names, seat)))
-                case GameAbandoned(seat=seat):
-                    self.ended = keyed("outcome.abandoned",
-                                       name=words.seat_name(self.names, seat))
-                case TableGone():
-                    self.ended = keyed("outcome.table_gone")
-                case TalkHeard(seat=seat, phrase=phrase):
-                    # a bubble at the seat, never a line in the table's log
-                    if self.talk.heard(seat, phrase, self.now):
-                        self.cues.now("talk")
-                case _:
-                    self.say_event(event)
-
-    def say_event(self, event: Event) -> None:
-        """Tell the player about ``event`` in words, when it is one they must be told."""
-        if words.event_line(self.tr, self.names, event) is not None:
-            self.say(lambda tr: words.event_line(tr, self.names, event) or "")
-
-    def _outcome(self, result: RoundResult, tr: Tr) -> str:
-        """A round's outcome for the log: "Ronda 3: En la mesa hay... Ana pierde un dado"."""
-        lines = words.result_lines(tr, self.names, result)
-        return tr("table.round_outcome", n=result.round_no, what=". ".join(lines[1:]))
-
-    def _out(self, *seats: int) -> None:
-        for seat in seats:
-            if seat not in self.out_order:
-                self.out_order.append(seat)
+            reaction = self.model.apply(event, self.now, self.view, self.session.seat)
+            if reaction.names is not None:
+                self._raw_names = reaction.names
+            if reaction.new_round:
+                if reaction.shake:
+                    self.start_shake()
+                self.looking = self.looking and not self.hotseat
+                self.history_back = 0
+            for when, sound in reaction.cues:
+                if when is None:
+                    self.cues.now(sound)
+                else:
+                    self.cues.at(when, sound)
 
     def standings(self) -> list[int]:
-        """Seats from first to last: the winner, then those who left the game latest first
-        (seats never seen leaving, e.g. on a table joined late, come last in seat order)."""
-        if self.winner is None:
-            return []
+        """Seats from first to last (:meth:`TableModel.standings`)."""
         n = self.view.state.n_seats if self.view is not None else len(self.names)
-        order = [self.winner] + [s for s in reversed(self.out_order) if s != self.winner]
-        return order + [s for s in range(n) if s not in order]
+        return self.model.standings(n)
 
     def start_shake(self) -> None:
         """The cups rattle (a new round, or Space for fun): heard, and seen unless reduced
@@ -393,12 +257,12 @@ class TableScene(Scene):
             return  # a join refused or unanswered went back to the lobby
         self.motion.reduced = self.host.settings.flag("reduced_motion")  # the menu may change it
         self._tick_timer()
-        if self.talk.expire(now):
+        if self.model.talk.expire(now):
             self._changed = True
         before = self.view
         self.process_events()
-        if (self.reveal is not None and self.reveal_hold > 0
-                and now - self.reveal.started >= self.reveal_hold):
+        if (self.model.reveal is not None and self.reveal_hold > 0
+                and now - self.model.reveal.started >= self.reveal_hold):
             self.dismiss_reveal()
         if (not self.blocked and now >= self._next_step_at
                 and (not self.my_turn or self.hotseat)):
@@ -408,7 +272,8 @@ class TableScene(Scene):
                 self.refresh()
         if self.view is before and now - self._refreshed_at >= REFRESH_S:
             self.refresh()
-        if self.winner is not None and self.reveal is None and self.end_shown_at is None:
+        model = self.model
+        if model.winner is not None and model.reveal is None and self.end_shown_at is None:
             self.end_shown_at = now
             self.cues.now("victory")
         if self.autoplay:
@@ -420,7 +285,7 @@ class TableScene(Scene):
         view = self.view
         if not self.my_turn or view is None or self.blocked:
             return
-        deadline = self.deadlines.get(self.session.seat)
+        deadline = self.model.deadlines.get(self.session.seat)
         if deadline is None:
             return
         left = int(deadline - self.now)
@@ -432,7 +297,7 @@ class TableScene(Scene):
     def _autoplay(self) -> None:
         """Screenshot mode: make our setup choices and opening bid so a bid stands."""
         self.looking = True  # the picture shows our own dice
-        if not self.legal or self.view is None or self.reveal is not None:
+        if not self.legal or self.view is None or self.model.reveal is not None:
             return
         if self.handover_seat is not None:
             self.take_device()
@@ -497,10 +362,10 @@ class TableScene(Scene):
     def dismiss_reveal(self) -> None:
         """Leave the reveal and go on with the next round: the cups rattle now, when the
         players see the new round begin (the table dealt it while the cups were up)."""
-        self.reveal = None
+        self.model.reveal = None
         self.cues.flush()  # the news of the reveal is heard even when it is cut short
         self._next_step_at = self.now + self.bot_delay
-        if self.winner is None:
+        if self.model.winner is None:
             self.start_shake()
 
     @property
@@ -525,10 +390,10 @@ class TableScene(Scene):
         """Table talk: say quick phrase ``phrase`` (its bubble at our seat; sent to the others
         on a networked table). Not at a hot-seat table (everyone is here), and at most one a
         second; True when said."""
-        if self.hotseat or not self.talk.may_say(self.now):
+        if self.hotseat or not self.model.talk.may_say(self.now):
             return False
         self.session.talk(phrase)
-        self.talk.heard(self.session.seat, phrase, self.now)
+        self.model.talk.heard(self.session.seat, phrase, self.now)
         self.cues.now("talk")
         self._changed = True
         return True
@@ -573,7 +438,8 @@ class TableScene(Scene):
         """Draw again when the table changed, and once a second while a turn timer runs."""
         changed, self._changed = self._changed, False
         second = int(self.now)
-        if any(d is not None for d in self.deadlines.values()) and second != self._timer_second:
+        timed = any(d is not None for d in self.model.deadlines.values())
+        if timed and second != self._timer_second:
             self._timer_second = second
             return True
         return changed
@@ -593,7 +459,7 @@ class TableScene(Scene):
             return True
         if self.slide is not None and m.running(now, self.slide[2], SLIDE_S):
             return True
-        reveal = self.reveal
+        reveal = self.model.reveal
         return reveal is not None and m.running(now, reveal.started,
                                                 reveal.film.ends - reveal.started)
 
@@ -606,7 +472,7 @@ class TableScene(Scene):
     @property
     def screenshot_ready(self) -> bool:
         """The first bid stands and nothing covers the table: time for ``--screenshot``."""
-        return (self.first_bid_seen and self.reveal is None and self.handover_seat is None
+        return (self.first_bid_seen and self.model.reveal is None and self.handover_seat is None
                 and not self.moving(self.now))
 
     def draw(self, surface: pygame.Surface) -> None:

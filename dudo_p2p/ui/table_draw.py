@@ -78,14 +78,14 @@ def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
         waiting.draw_waiting(scene, surface)
         return
     # a reveal keeps the cloth of the round it ends, though the next may already be dealt
-    palifico = (scene.reveal.palifico if scene.reveal is not None
+    palifico = (scene.model.reveal.palifico if scene.model.reveal is not None
                 else view.palifico_round is not None)
     draw.felt(surface, TABLE_RECT, palifico=palifico)
     _top_bar(scene, surface)
     hide_all = scene.handover_seat is not None
     for seat in range(view.state.n_seats):
         _seat(scene, surface, seat, hide_all)
-    if scene.reveal is None:
+    if scene.model.reveal is None:
         _standing_bid(scene, surface)
     else:
         reveal_center(scene, surface)
@@ -96,14 +96,14 @@ def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
     draw_side_panel(scene, surface)
     _toast(scene, surface)
     scene.draw_buttons(surface)
-    if scene.reveal is not None:
+    if scene.model.reveal is not None:
         flying_dice(scene, surface)  # over panels and buttons: a lost die leaves the table
     if scene.handover_seat is not None:
         _handover(scene, surface)
         scene.buttons = []  # modal: a click anywhere hands the device over
-    if scene.winner is not None and scene.reveal is None:
+    if scene.model.winner is not None and scene.model.reveal is None:
         draw_winner(scene, surface)
-    elif scene.ended is not None and scene.reveal is None:
+    elif scene.model.ended is not None and scene.model.reveal is None:
         draw_ended(scene, surface)
     if scene.overlay == "menu":
         draw_menu(scene, surface)
@@ -119,9 +119,10 @@ def _top_bar(scene: TableScene, surface: pygame.Surface) -> None:
     pygame.draw.line(surface, theme.GOLD_DARK, (0, 56), (1280, 56), 2)
     draw.text(surface, tr("app.title"), (20, 10), 50, theme.GOLD)
     # a reveal belongs to the round it ends, though the table has already dealt the next one
-    round_no = scene.reveal.result.round_no if scene.reveal is not None else view.round_no
+    reveal = scene.model.reveal
+    round_no = reveal.result.round_no if reveal is not None else view.round_no
     draw.text(surface, tr("table.round", n=max(1, round_no)), (140, 18), 32, theme.CREAM)
-    if view.palifico_round is not None and scene.reveal is None:
+    if view.palifico_round is not None and scene.model.reveal is None:
         # the round's kind as a tag beside the turn (the turn must stay readable) and its
         # rule under the standing bid
         banner = PALIFICO_TAG
@@ -152,7 +153,7 @@ def seconds_left(scene: TableScene) -> int | None:
     view = scene.view
     if view is None or view.to_act is None or scene.blocked:
         return None
-    deadline = scene.deadlines.get(view.to_act)
+    deadline = scene.model.deadlines.get(view.to_act)
     if deadline is None:
         return None
     return max(0, int(deadline - scene.now))
@@ -161,9 +162,9 @@ def seconds_left(scene: TableScene) -> int | None:
 def _turn_text(scene: TableScene) -> str:
     view = scene.view
     assert view is not None
-    if scene.reveal is not None:
+    if scene.model.reveal is not None:
         return scene.tr("reveal.title")
-    if scene.winner is not None:
+    if scene.model.winner is not None:
         return scene.tr("table.game_over")
     if scene.my_turn:
         return scene.tr("table.your_turn")
@@ -186,9 +187,9 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
     me = scene.session.seat
     x, y = seat_pos(seat, me, n)
     alive = view.state.alive[seat]
-    to_act = view.to_act == seat and scene.reveal is None
+    to_act = view.to_act == seat and scene.model.reveal is None
     count = view.dice_counts[seat]
-    reveal = scene.reveal
+    reveal = scene.model.reveal
     cup_bottom = y + 18
     if reveal is not None and seat < len(reveal.result.dice) and reveal.result.dice[seat]:
         # the cups rise one by one: under a cup still down, the dice are not drawn yet
@@ -235,7 +236,7 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
         tag = f"{bullets} · {scene.tr('table.bot')}" if bot else bullets
     if not alive:
         tag = scene.tr("table.eliminated")
-    if seat in scene.talk.muted:
+    if seat in scene.model.talk.muted:
         tag = scene.tr("table.muted")  # in place of the fingerprint: it must be read
     # dice left, as small blank dice on the plate's right; the tag gets the room before them
     strip = dice_strip(plate, count)
@@ -244,7 +245,7 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
     for i in range(count):
         r = pygame.Rect(strip.left + i * 15, strip.top, 12, 12)
         pygame.draw.rect(surface, theme.DIE, r, border_radius=3)
-    deadline = scene.deadlines.get(seat)
+    deadline = scene.model.deadlines.get(seat)
     if to_act and deadline is not None:
         left = max(0.0, deadline - scene.now)
         total = scene.request.turn_timer_s or 60.0
@@ -293,7 +294,7 @@ def _own_hand(scene: TableScene, surface: pygame.Surface, hide_all: bool) -> Non
     dice = view.own_dice
     if hide_all:
         return
-    if scene.reveal is not None:
+    if scene.model.reveal is not None:
         # the next round's dice wait under the cup until the reveal is over: beside the
         # revealed hand they read as if our dice had changed
         draw.cup(surface, (box.centerx, box.top + 138), 92)
@@ -341,7 +342,7 @@ def _composer(scene: TableScene, surface: pygame.Surface) -> None:
     assert view is not None
     box = COMPOSER
     draw.panel(surface, box)
-    if scene.handover_seat is not None or scene.winner is not None:
+    if scene.handover_seat is not None or scene.model.winner is not None:
         return
     if not scene.hotseat and not view.state.alive[scene.session.seat]:
         # out of the game: no controls that can never light up, nor "wait for your turn"
@@ -433,7 +434,7 @@ class _FaceButton(Button):
 
 
 def _toast(scene: TableScene, surface: pygame.Surface) -> None:
-    text = scene.toast_text()
+    text = scene.model.toast_text(scene.tr, scene.now)
     if text is None:
         return
     box = pygame.Rect(0, 0, 760, 44)

@@ -48,15 +48,15 @@ def key_pressed(scene: TableScene, key: int) -> None:
         if key in GO_ON:
             scene.take_device()
         return
-    if scene.reveal is not None:
+    if scene.model.reveal is not None:
         if key in GO_ON:
             scene.dismiss_reveal()
         return
-    if scene.ended is not None:  # the game ended for us with no winner: back to the lobby
+    if scene.model.ended is not None:  # the game ended for us with no winner: back to the lobby
         if key in (pygame.K_RETURN, pygame.K_KP_ENTER):
             scene.host.show_lobby()
         return
-    if scene.winner is not None:
+    if scene.model.winner is not None:
         # Enter only, and not in the first moments: the Space (or a held key) that meant
         # "go on" at the final reveal must not start a new game by accident
         if key in (pygame.K_RETURN, pygame.K_KP_ENTER) and scene.end_ready:
@@ -100,7 +100,7 @@ def finish_moving(scene: TableScene, event: pygame.event.Event) -> bool:
     (the next one closes the reveal); any other event then does its own job too."""
     if event.type not in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN) or not scene.moving(scene.now):
         return False
-    reveal = scene.reveal
+    reveal = scene.model.reveal
     reveal_moving = reveal is not None and scene.overlay is None and scene.motion.running(
         scene.now, reveal.started, reveal.film.ends - reveal.started)
     scene.motion.skip(scene.now)
@@ -116,14 +116,14 @@ def clicked(scene: TableScene, pos: tuple[int, int]) -> None:
 
     if scene.handover_seat is not None and scene.overlay is None:
         scene.take_device()
-    elif scene.reveal is not None and scene.overlay is None:
+    elif scene.model.reveal is not None and scene.overlay is None:
         scene.dismiss_reveal()
-    elif scene.overlay is None and scene.winner is None and own_hand_rect().collidepoint(pos):
+    elif scene.overlay is None and scene.model.winner is None and own_hand_rect().collidepoint(pos):
         scene.toggle_look()
     elif scene.overlay is None and scene.view is not None:
         # a click on another player's plate mutes their table talk (or unmutes it)
         me, n = scene.session.seat, scene.view.state.n_seats
         for seat in range(n):
             if seat != me and plate_rect(seat_pos(seat, me, n)).collidepoint(pos):
-                scene.talk.toggle_mute(seat)
+                scene.model.talk.toggle_mute(seat)
                 scene.mark_changed()

@@ -27,7 +27,7 @@ def _counts(face: int, die: int, wild: bool) -> bool:
 
 def revealed_dice(scene: TableScene, surface: pygame.Surface, seat: int,
                    center: tuple[int, int]) -> None:
-    reveal = scene.reveal
+    reveal = scene.model.reveal
     assert reveal is not None
     dice = reveal.result.dice[seat]
     bid = reveal.result.bid
@@ -70,7 +70,7 @@ def count_badge_center(row_center: tuple[int, int]) -> tuple[int, int]:
 def flying_dice(scene: TableScene, surface: pygame.Surface) -> None:
     """Once every cup is up, a lost die flies from its seat's plate off the table, and a won
     die flies in from the centre to the plate (nothing is drawn once they land)."""
-    reveal, view = scene.reveal, scene.view
+    reveal, view = scene.model.reveal, scene.view
     assert reveal is not None and view is not None
     t = scene.motion.progress(scene.now, reveal.film.all_up, FLY_S)
     if t >= 1.0 or scene.now < reveal.film.all_up:
@@ -95,7 +95,7 @@ def flying_dice(scene: TableScene, surface: pygame.Surface) -> None:
 
 
 def reveal_center(scene: TableScene, surface: pygame.Surface) -> None:
-    reveal = scene.reveal
+    reveal = scene.model.reveal
     assert reveal is not None
     cx, cy = CENTER[0], CENTER[1] + 14
     # said in the language shown now (the menu may switch it while the cups are up)
@@ -123,7 +123,7 @@ def bubbles(scene: TableScene, surface: pygame.Surface) -> None:
     view = scene.view
     assert view is not None
     n, me = view.state.n_seats, scene.session.seat
-    for seat, key in scene.talk.shown(scene.now).items():
+    for seat, key in scene.model.talk.shown(scene.now).items():
         x, y = seat_pos(seat, me, n)
         text = scene.tr(key)
         width = min(260, theme.font(BUBBLE_SIZE).size(text)[0] + 28)

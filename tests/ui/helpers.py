@@ -87,7 +87,7 @@ def play_until(app: App, clock: FakeClock, scene: TableScene,
         app.frame()
         if done(scene):
             return
-        if scene.reveal is not None:
+        if scene.model.reveal is not None:
             key(app, pygame.K_SPACE)
         elif scene.my_turn and not scene.blocked:
             if scene.choices():

@@ -64,14 +64,14 @@ def test_lobby_and_table_text_is_readable_hovered_or_not(
     for step in range(1500):
         clock.advance(0.05)
         app.frame()
-        if scene.winner is not None:
+        if scene.model.winner is not None:
             break
         if scene.overlay is None and step % 3 == 0:
             scene.looking = step % 2 == 0
             # at rest: the cups done shaking or lifting (a rising cup covers what it reveals)
             scene.shake_started = None
-            if scene.reveal is not None:
-                scene.reveal.started = clock.now - 5.0
+            if scene.model.reveal is not None:
+                scene.model.reveal.started = clock.now - 5.0
             rec.frame(app)
             bad |= _faint(rec, surface)
             frames += 1
@@ -81,7 +81,7 @@ def test_lobby_and_table_text_is_readable_hovered_or_not(
                     rec.frame(app)
                     bad |= _faint(rec, surface)
                 scene.mouse = (0, 0)
-        if scene.reveal is not None:
+        if scene.model.reveal is not None:
             key(app, pygame.K_SPACE)
         elif scene.my_turn and not scene.blocked:
             if scene.choices():

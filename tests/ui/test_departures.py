@@ -69,10 +69,10 @@ def test_a_quiet_seat_is_shown_disconnected_then_back(
     app, scene, session = _scene(clock, surface)
     session._events += [SeatDisconnected(1, clock() + 25.0)]
     app.frame()
-    assert any("disconnected, 25 s to come back" in t for t in scene.message_texts())
+    assert any("disconnected, 25 s to come back" in t for t in scene.model.message_texts(scene.tr))
     session._events += [SeatReconnected(1)]
     app.frame()
-    assert any("is back at the table" in t for t in scene.message_texts())
+    assert any("is back at the table" in t for t in scene.model.message_texts(scene.tr))
 
 
 @pytest.mark.parametrize("event", [TableGone(), GameAbandoned(1, Reason.SILENT),
@@ -83,8 +83,8 @@ def test_a_game_that_ends_without_a_winner_says_why_and_enter_goes_to_the_lobby(
     app, scene, session = _scene(clock, surface)
     session._events += [event]  # type: ignore[list-item]
     app.frame()
-    assert scene.ended is not None and scene.blocked
-    said = scene.ended(scene.tr)
+    assert scene.model.ended is not None and scene.blocked
+    said = scene.model.ended(scene.tr)
     assert said and "." not in said.split()[0]  # a sentence, not a catalogue key
     assert {b.name for b in scene.buttons} >= {"lobby", "quit"}
     key(app, pygame.K_RETURN)

@@ -56,7 +56,7 @@ def test_switching_language_mid_game_changes_every_string_on_screen(
     for _ in range(4000):  # two rounds, then stop on the third reveal
         clock.advance(0.05)
         app.frame()
-        if scene.reveal is not None:
+        if scene.model.reveal is not None:
             reveals += 1
             if reveals == 3:
                 break
@@ -66,7 +66,7 @@ def test_switching_language_mid_game_changes_every_string_on_screen(
                 click_button(app, "choice_0")
             else:
                 key(app, pygame.K_d if scene.offered(Dudo) else pygame.K_RETURN)
-    assert scene.reveal is not None
+    assert scene.model.reveal is not None
     session._events.append(PlayerLeft(2, "timeout"))  # a toast and a log line, in Spanish
     app.frame()
     spanish = recorder.frame(app)
@@ -77,7 +77,7 @@ def test_switching_language_mid_game_changes_every_string_on_screen(
     assert app.tr.lang == "en" and scene.overlay is None
     drawn = recorder.frame(app)  # no update: the switch alone must change the screen
     english = Tr("en")
-    for line in words.result_lines(english, scene.names, scene.reveal.result):
+    for line in words.result_lines(english, scene.names, scene.model.reveal.result):
         assert line in drawn
     assert english("reveal.title") in drawn
     text = " ".join(drawn)

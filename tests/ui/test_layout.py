@@ -59,7 +59,7 @@ def _misplaced(rec: TextRecorder, scene: TableScene) -> list[str]:
         for m, r, _ in rec.drawn:
             if r.center == b.rect.center and not b.rect.contains(r):
                 bad.append(f"out of button {b.name}: {m!r} {r} in {b.rect}")
-    if scene.overlay is not None or scene.winner is not None or scene.view is None:
+    if scene.overlay is not None or scene.model.winner is not None or scene.view is None:
         return bad
     view = scene.view
     n = view.state.n_seats
@@ -96,14 +96,14 @@ def test_table_text_stays_inside_its_place_through_a_game(
     for step in range(3000):
         clock.advance(0.05)
         app.frame()
-        if step % 2 == 0 or scene.reveal is not None or scene.winner is not None:
+        if step % 2 == 0 or scene.model.reveal is not None or scene.model.winner is not None:
             scene.looking = step % 2 == 0
             rec.frame(app)
             bad += _misplaced(rec, scene)
             checked += 1
-        if scene.winner is not None and scene.reveal is None:
+        if scene.model.winner is not None and scene.model.reveal is None:
             break
-        if scene.reveal is not None:
+        if scene.model.reveal is not None:
             key(app, pygame.K_SPACE)
         elif scene.my_turn and not scene.blocked:
             if scene.choices():
@@ -112,7 +112,7 @@ def test_table_text_stays_inside_its_place_through_a_game(
                 key(app, pygame.K_d)
             else:
                 key(app, pygame.K_RETURN)
-    assert scene.winner is not None and checked > 10
+    assert scene.model.winner is not None and checked > 10
     for overlay in ("menu", "rules"):
         scene.overlay = overlay
         rec.frame(app)

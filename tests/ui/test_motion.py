@@ -79,20 +79,20 @@ def test_animations_end_in_the_same_picture_as_no_animation() -> None:
         scene = moving.scene
         # the same game on both, compared as text (two equal-looking views once compared
         # unequal with ==; the cause was not found and did not come back)
-        assert repr((scene.view, scene.reveal is None, scene.winner)) == repr(
-            (still.scene.view, still.scene.reveal is None, still.scene.winner))
-        if scene.winner is not None and compared > 8:
+        assert repr((scene.view, scene.model.reveal is None, scene.model.winner)) == repr(
+            (still.scene.view, still.scene.model.reveal is None, still.scene.model.winner))
+        if scene.model.winner is not None and compared > 8:
             break
         if scene.moving(moving.clock()):
             differed += moving.pixels() != still.pixels()
-        if scene.reveal is not None or (scene.my_turn and not scene.blocked):
+        if scene.model.reveal is not None or (scene.my_turn and not scene.blocked):
             # a quiet moment: let every animation finish, then the two pictures are one
             for t in (moving, still):
                 t.step(SETTLE_S)
             assert not scene.moving(moving.clock())
             assert moving.pixels() == still.pixels()
             compared += 1
-            if scene.reveal is not None:
+            if scene.model.reveal is not None:
                 press = pygame.K_SPACE
             elif scene.choices():
                 press = 0
@@ -111,14 +111,14 @@ def test_the_reveal_lifts_cups_one_by_one_and_a_key_skips_it() -> None:
     scene = t.scene
     for _ in range(3000):
         t.step(0.05)
-        if scene.reveal is not None:
+        if scene.model.reveal is not None:
             break
         if scene.my_turn and not scene.blocked:
             if scene.choices():
                 click_button(t.app, "choice_0")
             else:
                 key(t.app, pygame.K_d if scene.offered(Dudo) else pygame.K_RETURN)
-    reveal = scene.reveal
+    reveal = scene.model.reveal
     assert reveal is not None and reveal.timeline is not None
     first, *_, last = reveal.timeline.order
     t.step(LIFT_S)  # the first cup is up, the last still down
@@ -126,9 +126,9 @@ def test_the_reveal_lifts_cups_one_by_one_and_a_key_skips_it() -> None:
     assert scene.motion.progress(t.clock(), reveal.film.lift_start(last), LIFT_S) < 1.0
     assert scene.moving(t.clock())
     key(t.app, pygame.K_SPACE)  # skips the film; the reveal stays to be read
-    assert scene.reveal is reveal and not scene.moving(t.clock())
+    assert scene.model.reveal is reveal and not scene.moving(t.clock())
     key(t.app, pygame.K_SPACE)
-    assert scene.reveal is None
+    assert scene.model.reveal is None
 
 
 def test_a_new_bid_slides_in_and_reduced_motion_shows_it_in_place() -> None:

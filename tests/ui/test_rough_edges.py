@@ -136,7 +136,7 @@ def test_the_revolver_shows_each_seats_bullets(
     app, scene = table_app(clock, surface, "es", bots=2, seed=1,
                            rules=RuleSet(revolver=True, calza_full_hand="nothing"))
     play_until(app, clock, scene, lambda s: s.view is not None and any(s.view.state.bullets)
-               and s.reveal is None)
+               and s.model.reveal is None)
     view = scene.view
     assert view is not None
     drawn = " | ".join(recorder.frame(app))

@@ -57,12 +57,12 @@ def test_every_screen_renders_in_both_languages(clock: FakeClock, surface: pygam
             click_button(app, "choice_0")
         elif scene.my_turn:
             key(app, pygame.K_RETURN)
-        if scene.reveal is not None:
+        if scene.model.reveal is not None:
             key(app, pygame.K_SPACE)
         clock.advance(0.1)
         app.frame()
     scene.looking = True
-    scene.deadlines[session.seat] = clock.now + 12
+    scene.model.deadlines[session.seat] = clock.now + 12
     app.frame()
     shots["table"] = _is_drawn(surface)
     key(app, pygame.K_r)
@@ -81,14 +81,14 @@ def test_every_screen_renders_in_both_languages(clock: FakeClock, surface: pygam
     session._events += [RoundResolved(result), CheatDetected(2, "bad_reveal")]
     clock.advance(0.3)
     app.frame()
-    assert scene.reveal is not None
-    assert len(words.result_lines(app.tr, scene.names, scene.reveal.result)) >= 7
+    assert scene.model.reveal is not None
+    assert len(words.result_lines(app.tr, scene.names, scene.model.reveal.result)) >= 7
     shots["reveal"] = _is_drawn(surface)
     key(app, pygame.K_SPACE)
     session._events.append(GameOver(0))
     app.frame()
     shots["winner"] = _is_drawn(surface)
-    assert scene.winner == 0
+    assert scene.model.winner == 0
     # palifico look: a red cloth and the banner
     assert all(shots.values()), shots
 

@@ -139,9 +139,9 @@ def test_every_event_of_a_real_game_plays_its_sound(clock: FakeClock, surface: p
     for _ in range(6000):
         clock.advance(0.05)
         app.frame()
-        if scene.winner is not None and scene.reveal is None:
+        if scene.model.winner is not None and scene.model.reveal is None:
             break
-        if scene.reveal is not None:
+        if scene.model.reveal is not None:
             clock.advance(3.0)  # every cue of the reveal is due
             app.frame()
             key(app, pygame.K_SPACE)
@@ -157,7 +157,7 @@ def test_every_event_of_a_real_game_plays_its_sound(clock: FakeClock, surface: p
             else:
                 ours.append("bid")
                 key(app, pygame.K_RETURN)
-    assert scene.winner is not None
+    assert scene.model.winner is not None
     app.frame()
     heard = spy.names()
     assert {"rattle", "slam", "bid", "dudo", "calzo", "reveal", "lose", "turn",

@@ -32,9 +32,9 @@ def _table(app: App, **kw: object) -> TableScene:
 
 def _until_my_turn(app: App, clock: FakeClock, scene: TableScene, limit: int = 400) -> None:
     for _ in range(limit):
-        if scene.my_turn and scene.reveal is None and scene.winner is None:
+        if scene.my_turn and scene.model.reveal is None and scene.model.winner is None:
             return
-        if scene.reveal is not None:
+        if scene.model.reveal is not None:
             key(app, pygame.K_SPACE)
         clock.advance(0.05)
         app.frame()
@@ -58,9 +58,9 @@ def test_a_whole_game_against_bots_with_keys_and_clicks(clock: FakeClock,
     for _ in range(3000):
         clock.advance(0.05)
         app.frame()
-        if scene.winner is not None:
+        if scene.model.winner is not None:
             break
-        if scene.reveal is not None:
+        if scene.model.reveal is not None:
             (key(app, pygame.K_SPACE) if our_moves % 2 else click(app, (470, 300)))
             continue
         if scene.my_turn and not scene.blocked:
@@ -76,9 +76,9 @@ def test_a_whole_game_against_bots_with_keys_and_clicks(clock: FakeClock,
             our_moves += 1
             app.frame()
             assert session.state != before, "our move was not taken"
-    assert scene.winner is not None, "the game did not end"
+    assert scene.model.winner is not None, "the game did not end"
     assert our_moves >= 3
-    assert scene.reveal is not None  # the last round's reveal comes before the winner
+    assert scene.model.reveal is not None  # the last round's reveal comes before the winner
     app.frame()
     with pytest.raises(KeyError):
         widgets.find(scene.buttons, "play_again")
@@ -161,7 +161,7 @@ def test_dudo_and_calzo_are_disabled_on_the_opening(clock: FakeClock,
             click_button(app, "choice_0")
         if scene.my_turn and scene.view is not None and scene.view.standing_bid is not None:
             key(app, pygame.K_d)
-        if scene.reveal is not None:
+        if scene.model.reveal is not None:
             key(app, pygame.K_SPACE)
         clock.advance(0.05)
         app.frame()
@@ -186,7 +186,7 @@ def test_events_are_told_in_plain_words(clock: FakeClock, surface: pygame.Surfac
                        CheatDetected(3, "something_new"), Notice("no.such.notice", ("x",)),
                        PlayerLeft(3, "weird_reason")]
     app.frame()
-    text = " | ".join(scene.message_texts())
+    text = " | ".join(scene.model.message_texts(scene.tr))
     assert "Carmen se quedó sin tiempo" in text
     assert "¡Trampa! Bruno firmó dos jugadas distintas" in text
     assert "¡Trampa! Diego fue descubierto" in text
@@ -261,7 +261,7 @@ def test_hotseat_hands_over_between_turns_and_hides_dice(clock: FakeClock,
             assert session.table.state == before
             click(app, (640, 400))
             assert scene.handover_seat is None and scene.shown_seat == handovers[-1]
-        elif scene.reveal is not None:
+        elif scene.model.reveal is not None:
             key(app, pygame.K_SPACE)
         elif scene.my_turn:
             if scene.choices():

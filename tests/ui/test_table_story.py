@@ -31,8 +31,8 @@ def recorder(monkeypatch: pytest.MonkeyPatch) -> TextRecorder:
 def test_the_reveal_shows_the_round_it_ends_not_the_next_one(
         clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder, lang: str) -> None:
     app, scene = _table(clock, surface, lang, bots=3, seed=5)
-    _play_until(app, clock, scene, lambda s: s.reveal is not None)
-    reveal = scene.reveal
+    _play_until(app, clock, scene, lambda s: s.model.reveal is not None)
+    reveal = scene.model.reveal
     assert reveal is not None and scene.view is not None
     ended = reveal.result.round_no
     assert scene.view.round_no == ended + 1  # the table already dealt the next round
@@ -55,9 +55,9 @@ def test_the_reveal_shows_the_round_it_ends_not_the_next_one(
 def test_each_seats_badge_counts_the_dice_that_matched(
         clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder) -> None:
     app, scene = _table(clock, surface, "es", bots=2, seed=3)
-    _play_until(app, clock, scene, lambda s: s.reveal is not None
-                and s.reveal.result.kind == "dudo")
-    reveal = scene.reveal
+    _play_until(app, clock, scene, lambda s: s.model.reveal is not None
+                and s.model.reveal.result.kind == "dudo")
+    reveal = scene.model.reveal
     assert reveal is not None
     recorder.frame(app)
     n = len(reveal.result.dice)
@@ -74,16 +74,17 @@ def test_each_seats_badge_counts_the_dice_that_matched(
 def test_before_the_first_bid_the_previous_round_stays_readable(
         clock: FakeClock, surface: pygame.Surface) -> None:
     app, scene = _table(clock, surface, "es", bots=3, seed=5)
-    _play_until(app, clock, scene, lambda s: s.reveal is not None)
-    ended = scene.reveal
+    _play_until(app, clock, scene, lambda s: s.model.reveal is not None)
+    ended = scene.model.reveal
     assert ended is not None
     key(app, pygame.K_SPACE)
-    assert scene.reveal is None and scene.view is not None and not scene.view.state.bids
+    assert scene.model.reveal is None and scene.view is not None and not scene.view.state.bids
     title, actions, past = side_panel.history_shown(scene)
     assert past and actions == ended.actions
     assert title == app.tr("table.history_of", n=ended.result.round_no)
     # the outcome stays in the table's log after the reveal closes
-    assert any(m.startswith(f"Ronda {ended.result.round_no}: ") for m in scene.message_texts())
+    logged = scene.model.message_texts(scene.tr)
+    assert any(m.startswith(f"Ronda {ended.result.round_no}: ") for m in logged)
     _play_until(app, clock, scene, lambda s: s.view is not None and bool(s.view.state.bids))
     title, actions, past = side_panel.history_shown(scene)
     assert not past and title == app.tr("table.history")
@@ -94,7 +95,7 @@ def test_before_the_first_bid_the_previous_round_stays_readable(
 def test_a_palifico_round_still_says_whose_turn_it_is(
         clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder, lang: str) -> None:
     app, scene = _table(clock, surface, lang, bots=2, seed=7, rules=RuleSet(starting_dice=3))
-    _play_until(app, clock, scene, lambda s: s.view is not None and s.reveal is None
+    _play_until(app, clock, scene, lambda s: s.view is not None and s.model.reveal is None
                 and s.view.palifico_round is not None and not s.blocked)
     drawn = recorder.frame(app)
     tr = app.tr
@@ -110,11 +111,11 @@ def test_a_palifico_round_still_says_whose_turn_it_is(
 def test_the_end_of_the_game_says_so_instead_of_waiting(
         clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder) -> None:
     app, scene = _table(clock, surface, "en", bots=1, seed=2, rules=RuleSet(starting_dice=3))
-    _play_until(app, clock, scene, lambda s: s.winner is not None and s.reveal is None)
+    _play_until(app, clock, scene, lambda s: s.model.winner is not None and s.model.reveal is None)
     drawn = recorder.frame(app)
     assert "Game over" in drawn
     assert app.tr("table.waiting") not in drawn
-    last = scene.last_round
+    last = scene.model.last_round
     assert last is not None
     assert side_panel.history_shown(scene) == (app.tr("table.history_of", n=last.result.round_no),
                                                last.actions, True)
@@ -146,12 +147,12 @@ def test_the_reveal_keeps_the_cloth_of_the_round_it_ends(
         r, g, _ = tuple(surface.get_at(felt_point))[:3]
         return "red" if r > g else "green"
 
-    _play_until(app, clock, scene, lambda s: s.reveal is not None and s.view is not None
-                and s.view.palifico_round is not None and not s.reveal.palifico)
+    _play_until(app, clock, scene, lambda s: s.model.reveal is not None and s.view is not None
+                and s.view.palifico_round is not None and not s.model.reveal.palifico)
     assert cloth() == "green"
     key(app, pygame.K_SPACE)
     assert cloth() == "red"  # now the palifico round itself
-    _play_until(app, clock, scene, lambda s: s.reveal is not None and s.reveal.palifico)
+    _play_until(app, clock, scene, lambda s: s.model.reveal is not None and s.model.reveal.palifico)
     assert cloth() == "red"
 
 
@@ -159,7 +160,7 @@ def test_the_reveal_keeps_the_cloth_of_the_round_it_ends(
 def test_the_end_names_every_place_in_the_order_players_went_out(
         clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder, lang: str) -> None:
     app, scene = _table(clock, surface, lang, bots=3, seed=4, rules=RuleSet(starting_dice=3))
-    _play_until(app, clock, scene, lambda s: s.winner is not None and s.reveal is None)
+    _play_until(app, clock, scene, lambda s: s.model.winner is not None and s.model.reveal is None)
     session = scene.session
     assert isinstance(session, LocalSession)
     went_out = [seat for result in session.state.results for seat in result.eliminated]
@@ -186,7 +187,7 @@ def test_a_player_who_left_the_table_counts_as_gone_out_at_that_moment(
 def test_the_next_hand_stays_under_the_cup_until_the_reveal_is_over(
         clock: FakeClock, surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
     app, scene = _table(clock, surface, "es", bots=2, seed=3)
-    _play_until(app, clock, scene, lambda s: s.reveal is not None and s.winner is None)
+    _play_until(app, clock, scene, lambda s: s.model.reveal is not None and s.model.winner is None)
     scene.looking = True
     hand = own_hand_rect()
     dice_in_hand: list[tuple[int, int]] = []
@@ -203,9 +204,9 @@ def test_the_next_hand_stays_under_the_cup_until_the_reveal_is_over(
     assert dice_in_hand == []  # only the cup: the new hand is not shown beside the old one
     clock.advance(0.5)
     app.frame()
-    assert scene.reveal is not None and scene.shake_started != clock.now
+    assert scene.model.reveal is not None and scene.shake_started != clock.now
     key(app, pygame.K_SPACE)
-    assert scene.reveal is None and scene.shake_started == clock.now  # the new round rattles
+    assert scene.model.reveal is None and scene.shake_started == clock.now  # the new round rattles
     assert scene.animating(clock.now)
     app.frame(update=False)
     assert scene.view is not None and scene.view.own_dice
@@ -235,9 +236,10 @@ def test_a_round_dealt_again_without_a_reveal_is_said_to_be_called_off(
     change and its bids vanish from the history, so the table says why (with or without
     bids: in a real game the peer left before the first bid and the dice just changed)."""
     app, scene = _table(clock, surface, "es", bots=3, seed=5)
-    _play_until(app, clock, scene, lambda s: s.reveal is not None)
+    _play_until(app, clock, scene, lambda s: s.model.reveal is not None)
     key(app, pygame.K_SPACE)
-    assert not any("anulada" in m for m in scene.message_texts())  # a normal round end
+    logged = scene.model.message_texts(scene.tr)
+    assert not any("anulada" in m for m in logged)  # a normal round end
     _play_until(app, clock, scene, lambda s: s.view is not None and not s.blocked)
     session = scene.session
     assert isinstance(session, LocalSession) and scene.view is not None
@@ -246,7 +248,8 @@ def test_a_round_dealt_again_without_a_reveal_is_said_to_be_called_off(
                         RoundStarted(voided + 1, 0, scene.view.dice_counts, None)]
     app.frame()
     said = app.tr("table.round_voided", n=voided)
-    assert said in scene.message_texts() and scene.toast_text() == said
+    assert said in scene.model.message_texts(scene.tr)
+    assert scene.model.toast_text(scene.tr, scene.now) == said
 
 
 def _result(kind: str, bid: Bid | None, target: int = 1) -> RoundResult:
@@ -274,8 +277,8 @@ def test_once_we_are_out_the_composer_says_so_instead_of_wait_for_your_turn(
         clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder) -> None:
     app, scene = _table(clock, surface, "es", bots=3, seed=4, rules=RuleSet(starting_dice=3))
     me = scene.session.seat
-    _play_until(app, clock, scene, lambda s: s.view is not None and s.winner is None
-                and s.reveal is None and not s.view.state.alive[me])
+    _play_until(app, clock, scene, lambda s: s.view is not None and s.model.winner is None
+                and s.model.reveal is None and not s.view.state.alive[me])
     drawn = recorder.frame(app)
     assert app.tr("table.you_are_out") in drawn
     assert app.tr("table.not_your_turn") not in drawn
@@ -288,7 +291,7 @@ def test_the_turn_timer_counts_down_in_the_top_bar_and_turns_red_at_the_end(
     app, scene = _table(clock, surface, "es", bots=2, seed=3, turn_timer_s=30.0)
     _play_until(app, clock, scene, lambda s: s.my_turn and not s.blocked and not s.choices())
     me = scene.session.seat
-    scene.deadlines[me] = clock.now + 25.5
+    scene.model.deadlines[me] = clock.now + 25.5
     scene.now = clock.now
     recorder.frame(app)
     styles = dict(zip((m for m, _, _ in recorder.drawn), recorder.styles, strict=True))
@@ -297,5 +300,5 @@ def test_the_turn_timer_counts_down_in_the_top_bar_and_turns_red_at_the_end(
     recorder.frame(app)
     styles = dict(zip((m for m, _, _ in recorder.drawn), recorder.styles, strict=True))
     assert styles["¡Tu turno!  ·  7 s"][1] == theme.RED  # hurry
-    scene.deadlines[me] = None
+    scene.model.deadlines[me] = None
     assert "¡Tu turno!" in recorder.frame(app)  # no timer, no count

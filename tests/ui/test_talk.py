@@ -57,7 +57,8 @@ def test_keys_say_a_phrase_at_our_seat_for_three_seconds_at_most_one_a_second(
     app.frame()
     drawn = recorder.frame(app)
     assert "¡Mentiroso!" not in drawn
-    assert not any("Mentiroso" in m for m in scene.message_texts())  # never in the log
+    logged = scene.model.message_texts(scene.tr)
+    assert not any("Mentiroso" in m for m in logged)  # never in the log
     key(app, pygame.K_8)
     assert "¡Uy!" in recorder.frame(app)
 
@@ -70,14 +71,14 @@ def test_a_muted_player_is_neither_seen_nor_heard(
     play_until(app, clock, scene, lambda s: s.view is not None and not s.blocked)
     n = 3
     click(app, plate_rect(seat_pos(2, session.seat, n)).center)
-    assert scene.talk.muted == {2}
+    assert scene.model.talk.muted == {2}
     assert "muted" in recorder.frame(app)
     session._events += [TalkHeard(2, 0), TalkHeard(1, 4)]  # type: ignore[attr-defined]
     app.frame()
     drawn = recorder.frame(app)
     assert "Well played!" in drawn and "Liar!" not in drawn
     click(app, plate_rect(seat_pos(2, session.seat, n)).center)
-    assert not scene.talk.muted
+    assert not scene.model.talk.muted
 
 
 def test_unknown_phrases_and_the_board_alone() -> None:
@@ -146,7 +147,7 @@ def test_talk_from_a_peer_process_shows_on_our_table_and_its_flood_is_dropped(
             app.frame()
             if scene.my_turn and not scene.blocked and scene.legal:
                 scene.submit(scene.legal[0])
-            if scene.reveal is not None:
+            if scene.model.reveal is not None:
                 scene.dismiss_reveal()
             drawn = recorder.frame(app)
             saw_first = saw_first or "¡Qué suerte!" in drawn
@@ -163,7 +164,7 @@ def test_talk_from_a_peer_process_shows_on_our_table_and_its_flood_is_dropped(
     assert machine is not None and machine.talk_book.dropped >= FLOOD
     kinds = {decode(item.data)[5] for item in machine.replica.chain if item.data}
     assert "act" in kinds and "talk" not in kinds  # never in the log
-    assert not any("suerte" in m for m in scene.message_texts())
+    assert not any("suerte" in m for m in scene.model.message_texts(scene.tr))
 
 
 def test_no_talk_at_a_hot_seat_table_and_unknown_phrases_are_ignored(
@@ -173,8 +174,8 @@ def test_no_talk_at_a_hot_seat_table_and_unknown_phrases_are_ignored(
     scene = app.scene
     assert isinstance(scene, TableScene)
     key(app, pygame.K_1)  # everyone is at this screen: nothing to say across the table
-    assert scene.talk.shown(clock()) == {} and "¡Mentiroso!" not in recorder.frame(app)
+    assert scene.model.talk.shown(clock()) == {} and "¡Mentiroso!" not in recorder.frame(app)
     app2, bots = table_app(clock, surface, "es", bots=2, seed=3)
     bots.session._events.append(TalkHeard(1, 40))  # type: ignore[attr-defined]
     app2.frame()  # a phrase this UI does not know (valid on the wire: 0..63): no bubble
-    assert bots.talk.shown(clock()) == {}
+    assert bots.model.talk.shown(clock()) == {}
