@@ -69,11 +69,11 @@ CHILD = textwrap.dedent("""
     for _ in range(4000):
         now[0] += 0.05
         app.frame()
-        if scene.winner is not None:
+        if scene.model.winner is not None:
             break
         if scene.handover_seat is not None:
             click((640, 400))
-        elif scene.reveal is not None:
+        elif scene.model.reveal is not None:
             press(pygame.K_SPACE)
         elif scene.my_turn:
             if scene.choices():
@@ -83,8 +83,8 @@ CHILD = textwrap.dedent("""
                 press(pygame.K_d)
             else:
                 press(pygame.K_RETURN)  # the minimum raise
-    print("winner", scene.winner)
-    sys.exit(0 if scene.winner is not None else 4)
+    print("winner", scene.model.winner)
+    sys.exit(0 if scene.model.winner is not None else 4)
 """)
 
 
