@@ -14,12 +14,12 @@ from dudo_p2p.rules import FACE_NAMES, Action, odds
 from dudo_p2p.ui import draw, theme, words
 
 if TYPE_CHECKING:
-    from dudo_p2p.ui.table import TableScene
+    from dudo_p2p.ui.table_core import TableCore
 
 SIDE = pygame.Rect(934, 64, 330, 728)
 
 
-def draw_side_panel(scene: TableScene, surface: pygame.Surface) -> None:
+def draw_side_panel(scene: TableCore, surface: pygame.Surface) -> None:
     tr, view = scene.tr, scene.view
     assert view is not None
     draw.panel(surface, SIDE)
@@ -102,7 +102,7 @@ def history_window(n_lines: int, back: int) -> tuple[int, int]:
     return first, end
 
 
-def history_shown(scene: TableScene) -> tuple[str, tuple[Action, ...], bool]:
+def history_shown(scene: TableCore) -> tuple[str, tuple[Action, ...], bool]:
     """What the side panel's history shows: ``(title, actions, past)``. During a reveal, the
     round it ends (the view has moved on to the next round); before the first bid of a round
     and once the game is over, the previous (last) round, so nobody has to remember how it
@@ -119,7 +119,7 @@ def history_shown(scene: TableScene) -> tuple[str, tuple[Action, ...], bool]:
     return tr("table.history"), tuple(view.state.bids), False
 
 
-def _prob_box(scene: TableScene, surface: pygame.Surface, x: int, y: int) -> None:
+def _prob_box(scene: TableCore, surface: pygame.Surface, x: int, y: int) -> None:
     tr, view = scene.tr, scene.view
     assert view is not None
     if not scene.show_prob:

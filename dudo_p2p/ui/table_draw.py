@@ -43,6 +43,7 @@ from dudo_p2p.ui.table_layout import (
     TABLE_RECT,
     dice_row,
     dice_strip,
+    own_hand_rect,
     plate_rect,
     seat_pos,
 )
@@ -55,7 +56,7 @@ from dudo_p2p.ui.table_reveal import (
 from dudo_p2p.ui.widgets import Button
 
 if TYPE_CHECKING:
-    from dudo_p2p.ui.table import TableScene
+    from dudo_p2p.ui.table_core import TableCore
 
 COMPOSER = pygame.Rect(346, 606, 574, 186)
 PALIFICO_TAG = pygame.Rect(262, 10, 200, 38)  # in the top bar, left of the turn text
@@ -69,7 +70,7 @@ _CALL_KEYS: dict[type, str] = {
 }
 
 
-def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
+def draw_table(scene: TableCore, surface: pygame.Surface) -> None:
     """Draw the whole table scene and rebuild ``scene.buttons``."""
     scene.buttons = []
     draw.background(surface)
@@ -112,7 +113,7 @@ def draw_table(scene: TableScene, surface: pygame.Surface) -> None:
         scene.buttons = []  # modal: R or Esc closes it
 
 
-def _top_bar(scene: TableScene, surface: pygame.Surface) -> None:
+def _top_bar(scene: TableCore, surface: pygame.Surface) -> None:
     tr, view = scene.tr, scene.view
     assert view is not None
     pygame.draw.rect(surface, (24, 14, 10), (0, 0, 1280, 56))
@@ -147,7 +148,7 @@ def _top_bar(scene: TableScene, surface: pygame.Surface) -> None:
 HURRY_S = 10  # our own turn's seconds turn red from here
 
 
-def seconds_left(scene: TableScene) -> int | None:
+def seconds_left(scene: TableCore) -> int | None:
     """Whole seconds left on the turn timer of the seat to act now, or None when no timer
     runs (or a reveal, hand-over or the end covers the table)."""
     view = scene.view
@@ -159,7 +160,7 @@ def seconds_left(scene: TableScene) -> int | None:
     return max(0, int(deadline - scene.now))
 
 
-def _turn_text(scene: TableScene) -> str:
+def _turn_text(scene: TableCore) -> str:
     view = scene.view
     assert view is not None
     if scene.model.reveal is not None:
@@ -176,11 +177,11 @@ def _turn_text(scene: TableScene) -> str:
     return scene.tr("table.turn_of", name=_name(scene, view.to_act))
 
 
-def _name(scene: TableScene, seat: int) -> str:
+def _name(scene: TableCore, seat: int) -> str:
     return scene.names[seat] if seat < len(scene.names) else f"#{seat + 1}"
 
 
-def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool) -> None:
+def _seat(scene: TableCore, surface: pygame.Surface, seat: int, hide_all: bool) -> None:
     view = scene.view
     assert view is not None
     n = view.state.n_seats
@@ -254,7 +255,7 @@ def _seat(scene: TableScene, surface: pygame.Surface, seat: int, hide_all: bool)
                   anchor="center")
 
 
-def _standing_bid(scene: TableScene, surface: pygame.Surface) -> None:
+def _standing_bid(scene: TableCore, surface: pygame.Surface) -> None:
     tr, view = scene.tr, scene.view
     assert view is not None
     cx, cy = CENTER[0], CENTER[1] - 4
@@ -283,8 +284,7 @@ def _standing_bid(scene: TableScene, surface: pygame.Surface) -> None:
                   (cx, cy + 76), 26, theme.CREAM, anchor="center", max_width=PALIFICO_RULE_WIDTH)
 
 
-def _own_hand(scene: TableScene, surface: pygame.Surface, hide_all: bool) -> None:
-    from dudo_p2p.ui.table import own_hand_rect
+def _own_hand(scene: TableCore, surface: pygame.Surface, hide_all: bool) -> None:
 
     tr, view = scene.tr, scene.view
     assert view is not None
@@ -337,7 +337,7 @@ def _own_hand(scene: TableScene, surface: pygame.Surface, hide_all: bool) -> Non
                   anchor="center")
 
 
-def _composer(scene: TableScene, surface: pygame.Surface) -> None:
+def _composer(scene: TableCore, surface: pygame.Surface) -> None:
     tr, view = scene.tr, scene.view
     assert view is not None
     box = COMPOSER
@@ -433,7 +433,7 @@ class _FaceButton(Button):
         draw.die(surface, self.rect.center, 36, self.face)
 
 
-def _toast(scene: TableScene, surface: pygame.Surface) -> None:
+def _toast(scene: TableCore, surface: pygame.Surface) -> None:
     text = scene.model.toast_text(scene.tr, scene.now)
     if text is None:
         return
@@ -444,7 +444,7 @@ def _toast(scene: TableScene, surface: pygame.Surface) -> None:
               max_width=box.width - 24)
 
 
-def _handover(scene: TableScene, surface: pygame.Surface) -> None:
+def _handover(scene: TableCore, surface: pygame.Surface) -> None:
     seat = scene.handover_seat
     assert seat is not None
     shade = pygame.Surface(surface.get_size(), pygame.SRCALPHA)

@@ -49,3 +49,8 @@ def dice_row(surface: pygame.Surface, center: tuple[int, int], dice: tuple[int, 
         hl = lit is not None and i in lit
         draw.die(surface, (x0 + i * step, center[1]), (lit_size or size) if hl else size, face,
                  highlight=hl, dim=lit is not None and not hl)
+
+
+def own_hand_rect() -> pygame.Rect:
+    """Where our own cup and dice sit (a click there lifts the cup)."""
+    return pygame.Rect(16, 606, 318, 186)

@@ -18,14 +18,14 @@ from dudo_p2p.ui.motion import FLY_S, PULSE_S, ease_out, lerp, pulse_scale
 from dudo_p2p.ui.table_layout import CENTER, TABLE_RECT, dice_row, plate_rect, seat_pos
 
 if TYPE_CHECKING:
-    from dudo_p2p.ui.table import TableScene
+    from dudo_p2p.ui.table_core import TableCore
 
 
 def _counts(face: int, die: int, wild: bool) -> bool:
     return die == face or (wild and face != 1 and die == 1)
 
 
-def revealed_dice(scene: TableScene, surface: pygame.Surface, seat: int,
+def revealed_dice(scene: TableCore, surface: pygame.Surface, seat: int,
                    center: tuple[int, int]) -> None:
     reveal = scene.model.reveal
     assert reveal is not None
@@ -67,7 +67,7 @@ def count_badge_center(row_center: tuple[int, int]) -> tuple[int, int]:
     return row_center[0], row_center[1] - 34
 
 
-def flying_dice(scene: TableScene, surface: pygame.Surface) -> None:
+def flying_dice(scene: TableCore, surface: pygame.Surface) -> None:
     """Once every cup is up, a lost die flies from its seat's plate off the table, and a won
     die flies in from the centre to the plate (nothing is drawn once they land)."""
     reveal, view = scene.model.reveal, scene.view
@@ -94,7 +94,7 @@ def flying_dice(scene: TableScene, surface: pygame.Surface) -> None:
                  angle=360 * (1 - t), highlight=True)
 
 
-def reveal_center(scene: TableScene, surface: pygame.Surface) -> None:
+def reveal_center(scene: TableCore, surface: pygame.Surface) -> None:
     reveal = scene.model.reveal
     assert reveal is not None
     cx, cy = CENTER[0], CENTER[1] + 14
@@ -117,7 +117,7 @@ def reveal_center(scene: TableScene, surface: pygame.Surface) -> None:
 BUBBLE_SIZE = 24
 
 
-def bubbles(scene: TableScene, surface: pygame.Surface) -> None:
+def bubbles(scene: TableCore, surface: pygame.Surface) -> None:
     """Table talk: each phrase still up, as a bubble over its seat's cup (under the plate for
     the seats along the top, whose cups touch the top bar)."""
     view = scene.view

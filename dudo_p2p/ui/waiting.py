@@ -30,7 +30,7 @@ from dudo_p2p.ui.i18n import REFUSAL_KEYS
 from dudo_p2p.ui.widgets import Button
 
 if TYPE_CHECKING:
-    from dudo_p2p.ui.table import TableScene
+    from dudo_p2p.ui.table_core import TableCore
 
 JOIN_ANSWER_S = 5.0  # a join no host has answered within this long fails (issue 15)
 CANCEL_RECT = pygame.Rect(540, 660, 200, 56)
@@ -40,13 +40,13 @@ START_SHRINK_RECT = pygame.Rect(650, 580, 300, 56)
 MAX_SEATS = 6
 
 
-def status(scene: TableScene) -> Gathering | None:
+def status(scene: TableCore) -> Gathering | None:
     """The session's gathering state; None for a table that plays (or never gathers)."""
     gatherer = scene.session.gatherer()
     return gatherer.gathering() if gatherer is not None else None
 
 
-def watch(scene: TableScene, now: float) -> bool:
+def watch(scene: TableCore, now: float) -> bool:
     """Give up on a join that was refused, or that nobody answered in time: back to the
     lobby, saying what was tried and why. True when it did (the scene is gone)."""
     state = status(scene)
@@ -63,7 +63,7 @@ def watch(scene: TableScene, now: float) -> bool:
     return False
 
 
-def _no_answer(scene: TableScene, state: Gathering) -> str:
+def _no_answer(scene: TableCore, state: Gathering) -> str:
     """What a join nobody answered in time tried: the address, or the code (and whose
     tables with that code were seen instead, when we named a host)."""
     tr, request, s = scene.tr, scene.request, f"{JOIN_ANSWER_S:g}"
@@ -75,7 +75,7 @@ def _no_answer(scene: TableScene, state: Gathering) -> str:
     return tr("join.code_not_found", code=request.code, s=s)
 
 
-def start_now(scene: TableScene, bots: bool = False) -> None:
+def start_now(scene: TableCore, bots: bool = False) -> None:
     """The host starts now: with ``bots`` in the empty seats, else with the players who
     joined so far (the table shrinks to them)."""
     gatherer = scene.session.gatherer()
@@ -84,7 +84,7 @@ def start_now(scene: TableScene, bots: bool = False) -> None:
         scene.mark_changed()
 
 
-def set_seats(scene: TableScene, seats: int) -> None:
+def set_seats(scene: TableCore, seats: int) -> None:
     """The host's table has ``seats`` seats from now on (the buttons offer only those it
     can have)."""
     gatherer = scene.session.gatherer()
@@ -93,7 +93,7 @@ def set_seats(scene: TableScene, seats: int) -> None:
         scene.mark_changed()
 
 
-def remove(scene: TableScene, seat: int) -> None:
+def remove(scene: TableCore, seat: int) -> None:
     """The host takes the joiner in ``seat`` off the table (its window says so)."""
     gatherer = scene.session.gatherer()
     if gatherer is not None:
@@ -101,12 +101,12 @@ def remove(scene: TableScene, seat: int) -> None:
         scene.mark_changed()
 
 
-def cancel(scene: TableScene) -> None:
+def cancel(scene: TableCore) -> None:
     """Leave the waiting screen for the lobby (the scene's leave closes the session)."""
     scene.host.show_lobby()
 
 
-def draw_waiting(scene: TableScene, surface: pygame.Surface) -> None:
+def draw_waiting(scene: TableCore, surface: pygame.Surface) -> None:
     """The waiting screen (see the module docstring) and its Cancel button."""
     tr = scene.tr
     state = status(scene)
@@ -141,7 +141,7 @@ def draw_waiting(scene: TableScene, surface: pygame.Surface) -> None:
         button.draw(surface, mouse)
 
 
-def _host_controls(scene: TableScene, surface: pygame.Surface, state: Gathering,
+def _host_controls(scene: TableCore, surface: pygame.Surface, state: Gathering,
                    top: int) -> None:
     """The host's waiting room: the seat count's − and +, a "remove" beside each joiner,
     and "start now" (with bots in the empty seats when the session can call them)."""
@@ -175,7 +175,7 @@ def _host_controls(scene: TableScene, surface: pygame.Surface, state: Gathering,
                                 name="start_now"))
 
 
-def _seats(scene: TableScene, surface: pygame.Surface, state: Gathering, top: int) -> None:
+def _seats(scene: TableCore, surface: pygame.Surface, state: Gathering, top: int) -> None:
     tr = scene.tr
     draw.text(surface, tr("wait.seats", n=len(state.names), total=state.seats), (640, top), 32,
               anchor="center")

@@ -19,7 +19,8 @@ from dudo_p2p.ui import draw, side_panel, table_draw, table_layout, theme
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.request import TableRequest
-from dudo_p2p.ui.table import TableScene, own_hand_rect
+from dudo_p2p.ui.table import TableScene
+from dudo_p2p.ui.table_layout import own_hand_rect
 
 from .conftest import FakeClock
 from .helpers import TextRecorder, click_button, key

@@ -16,7 +16,8 @@ from dudo_p2p.ui.i18n import CATALOGUE, Tr
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.side_panel import HISTORY_LINES, history_window
-from dudo_p2p.ui.table import TableScene, own_hand_rect
+from dudo_p2p.ui.table import TableScene
+from dudo_p2p.ui.table_layout import own_hand_rect
 
 from .conftest import FakeClock
 from .helpers import TextRecorder, bot_tables, click_button, key, play_until, table_app

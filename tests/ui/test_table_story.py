@@ -12,7 +12,7 @@ from dudo_p2p.rules.results import SeatCounts
 from dudo_p2p.session import GameOver, PlayerLeft, RoundStarted
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import draw, side_panel, table_layout, table_reveal, theme
-from dudo_p2p.ui.table import own_hand_rect
+from dudo_p2p.ui.table_layout import own_hand_rect
 
 from .conftest import FakeClock
 from .helpers import TextRecorder, key
