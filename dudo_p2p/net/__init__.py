@@ -3,7 +3,6 @@
 ``links``      ZeroMQ ROUTER/DEALER links: ``Links``.
 ``beacon``     the discovery beacon's wire format: ``Beacon``, ``encode``, ``decode``.
 ``discovery``  UDP broadcast discovery: ``Discovery``, ``Seen``.
-``demo``       a tiny program that uses all three (end-to-end tests run it).
 
 protocol.md section 5 is the specification of everything here.
 """

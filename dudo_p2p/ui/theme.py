@@ -48,16 +48,15 @@ BUTTON_DANGER = (170, 48, 40)
 BUTTON_CALZO = (40, 110, 150)
 SHADOW = (0, 0, 0)
 
-_fonts: dict[tuple[int, bool], pygame.font.Font] = {}
+_fonts: dict[int, pygame.font.Font] = {}
 
 
-def font(size: int, bold: bool = True) -> pygame.font.Font:
+def font(size: int) -> pygame.font.Font:
     """Return pygame's default font (freesansbold, covers ¡ ñ á) at ``size`` px, cached."""
-    key = (size, bold)
-    cached = _fonts.get(key)
+    cached = _fonts.get(size)
     if cached is None:
         if not pygame.font.get_init():
             pygame.font.init()
         cached = pygame.font.Font(None, size)
-        _fonts[key] = cached
+        _fonts[size] = cached
     return cached

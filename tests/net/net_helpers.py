@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import zmq
@@ -78,11 +79,11 @@ def wait_readable(fd: int, timeout: float = WAIT) -> bool:
 
 # -- the demo peer as a subprocess (end-to-end and netns tests) ------------------------------
 
-DEMO = [sys.executable, "-m", "dudo_p2p.net.demo"]
+DEMO = [sys.executable, str(Path(__file__).resolve().parent / "demo_peer.py")]
 
 
 class DemoRun:
-    """One ``dudo_p2p.net.demo`` process; ``prefix`` runs it elsewhere (``ip netns exec X``)."""
+    """One ``demo_peer.py`` process; ``prefix`` runs it elsewhere (``ip netns exec X``)."""
 
     def __init__(self, name: str, args: list[str], prefix: list[str] | None = None) -> None:
         self.name = name

@@ -1,6 +1,7 @@
-"""A tiny peer that uses the transport alone, for end-to-end tests and for trying a network.
+"""A tiny peer that uses the transport alone, for the end-to-end tests of ``net`` (only they
+use it, so it lives with them and does not ship in the package).
 
-``python -m dudo_p2p.net.demo --name X --beacon-port P [--join HOST:PORT] [--expect N]``
+``python tests/net/demo_peer.py --name X --beacon-port P [--join HOST:PORT] [--expect N]``
 
 It announces itself by beacon, links to every peer it discovers (or is told to ``--join``),
 sends each a hello and answers each hello with an ack. It prints one JSON object per line per
@@ -184,7 +185,7 @@ def host_port(text: str) -> tuple[str, int]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m dudo_p2p.net.demo", description=__doc__,
+    parser = argparse.ArgumentParser(prog="demo_peer.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--name", required=True)
     parser.add_argument("--beacon-port", type=int, default=DEFAULT_BEACON_PORT)
