@@ -1,6 +1,7 @@
-"""Drawing the table scene: felt and seats, the standing bid, our hand, the composer, the side
-panel, and the overlays (hand-over, menu, rules, winner); the reveal and table talk are
-drawn by :mod:`~dudo_p2p.ui.table_reveal`, the geometry is :mod:`~dudo_p2p.ui.table_layout`.
+"""Drawing the table scene: felt and seats, the standing bid, our hand, the side panel, and the
+overlays (hand-over, menu, rules, winner); the composer panel is drawn by
+:mod:`~dudo_p2p.ui.table_composer`, the reveal and table talk by
+:mod:`~dudo_p2p.ui.table_reveal`, the geometry is :mod:`~dudo_p2p.ui.table_layout`.
 
 Reads the scene's state and rebuilds its buttons; it never talks to the session.
 """
@@ -8,25 +9,11 @@ Reads the scene's state and rebuilds its buttons; it never talks to the session.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING
 
 import pygame
 
-from dudo_p2p.rules import (
-    FACE_NAMES,
-    Calzo,
-    ChooseDirection,
-    ChoosePalifico,
-    DoubtClaim,
-    Dudo,
-    Matar,
-    Pasar,
-)
 from dudo_p2p.ui import draw, theme, waiting
-from dudo_p2p.ui.composer import legal_bids
-from dudo_p2p.ui.i18n import PALIFICO_MODE_KEYS
 from dudo_p2p.ui.motion import (
     LIFT_S,
     ROLL_S,
@@ -38,6 +25,7 @@ from dudo_p2p.ui.motion import (
 from dudo_p2p.ui.overlays import draw_ended, draw_menu, draw_rules_overlay, draw_winner
 from dudo_p2p.ui.rule_texts import HOUSE_RULE_KEYS
 from dudo_p2p.ui.side_panel import draw_side_panel
+from dudo_p2p.ui.table_composer import draw_composer
 from dudo_p2p.ui.table_layout import (
     CENTER,
     TABLE_RECT,
@@ -53,22 +41,13 @@ from dudo_p2p.ui.table_reveal import (
     reveal_center,
     revealed_dice,
 )
-from dudo_p2p.ui.widgets import Button
 
 if TYPE_CHECKING:
     from dudo_p2p.ui.table_core import TableCore
 
-COMPOSER = pygame.Rect(346, 606, 574, 186)
 PALIFICO_TAG = pygame.Rect(262, 10, 200, 38)  # in the top bar, left of the turn text
 TURN_TEXT = pygame.Rect(470, 8, 560, 40)  # the top bar's centre: whose turn it is
 PALIFICO_RULE_WIDTH = 420  # the palifico rule under the bid, clear of the side seats
-
-_CALL_KEYS: dict[type, str] = {
-    Matar: "table.matar",
-    Pasar: "table.pasar",
-    DoubtClaim: "table.doubt_claim",
-}
-
 
 def draw_table(scene: TableCore, surface: pygame.Surface) -> None:
     """Draw the whole table scene and rebuild ``scene.buttons``."""
@@ -93,7 +72,7 @@ def draw_table(scene: TableCore, surface: pygame.Surface) -> None:
     if not hide_all:
         bubbles(scene, surface)
     _own_hand(scene, surface, hide_all)
-    _composer(scene, surface)
+    draw_composer(scene, surface)
     draw_side_panel(scene, surface)
     _toast(scene, surface)
     scene.draw_buttons(surface)
@@ -335,102 +314,6 @@ def _own_hand(scene: TableCore, surface: pygame.Surface, hide_all: bool) -> None
         draw.cup(surface, (box.centerx, box.top + 138), 92, glow=scene.my_turn)
         draw.text(surface, tr("table.look"), (box.centerx, box.bottom - 18), 20, theme.MUTED,
                   anchor="center")
-
-
-def _composer(scene: TableCore, surface: pygame.Surface) -> None:
-    tr, view = scene.tr, scene.view
-    assert view is not None
-    box = COMPOSER
-    draw.panel(surface, box)
-    if scene.handover_seat is not None or scene.model.winner is not None:
-        return
-    if not scene.hotseat and not view.state.alive[scene.session.seat]:
-        # out of the game: no controls that can never light up, nor "wait for your turn"
-        draw.text(surface, tr("table.you_are_out"), box.center, 30, theme.CREAM,
-                  anchor="center", max_width=box.width - 40)
-        return
-    choices = scene.choices()
-    if choices:
-        draw.text(surface, tr("table.choose"), (box.left + 20, box.top + 14), 28, theme.GOLD)
-        if any(isinstance(a, ChooseDirection) for a in choices):
-            # what the choice means: who speaks after the opener, and for how long
-            key = ("table.direction_help_round" if view.rules.direction_each_round
-                   else "table.direction_help")
-            draw.text_block(surface, tr(key), pygame.Rect(box.left + 20, box.top + 118,
-                                                          box.width - 40, 64), 20, theme.CREAM)
-        for i, action in enumerate(choices):
-            if isinstance(action, ChooseDirection):
-                label = tr("table.clockwise" if action.clockwise else "table.counterclockwise")
-            else:
-                assert isinstance(action, ChoosePalifico)
-                label = tr(PALIFICO_MODE_KEYS.get(action.mode, "palifico.normal"))
-            rect = pygame.Rect(box.left + 20 + (i % 3) * 182, box.top + 56 + (i // 3) * 62,
-                               172, 54)
-            scene.buttons.append(Button(rect, label, partial(scene.submit, action), size=24,
-                                        name=f"choice_{i}"))
-        return
-    bids = legal_bids(scene.legal)
-    comp = scene.composer
-    my_turn = scene.my_turn
-    top = box.top + 12
-    draw.text(surface, tr("table.count"), (box.left + 20, top), 22, theme.MUTED)
-    scene.buttons.append(Button(pygame.Rect(box.left + 16, top + 24, 46, 46), "-",
-                                lambda: comp.change_count(-1), size=34, name="count_minus"))
-    draw.text(surface, str(comp.count), (box.left + 100, top + 47), 50, theme.CREAM,
-              anchor="center")
-    scene.buttons.append(Button(pygame.Rect(box.left + 138, top + 24, 46, 46), "+",
-                                lambda: comp.change_count(1), size=34, name="count_plus"))
-    # the face's name beside the word, so "tontos", "quinas"... are learnt by playing
-    draw.text(surface, tr("table.face_named", face=FACE_NAMES[tr.lang][comp.face]),
-              (box.left + 204, top), 22, theme.MUTED, max_width=360)
-    for face in range(1, 7):
-        rect = pygame.Rect(box.left + 200 + (face - 1) * 61, top + 22, 56, 50)
-        selected = face == comp.face
-        if selected:
-            pygame.draw.rect(surface, theme.GOLD, rect.inflate(4, 4), border_radius=10)
-        scene.buttons.append(_FaceButton(rect, "", partial(scene.pick_face, face),
-                                         name=f"face_{face}", face=face, selected=selected))
-    row = top + 78
-    bid_ok = my_turn and comp.bid in bids
-    scene.buttons.append(Button(pygame.Rect(box.left + 16, row, 200, 58), tr("table.bid"),
-                                scene.bid_now, enabled=bid_ok and not scene.blocked, size=32,
-                                hotkey="Enter", name="bid"))
-    scene.buttons.append(Button(pygame.Rect(box.left + 228, row, 160, 58), tr("table.dudo"),
-                                lambda: scene.call(Dudo),
-                                enabled=scene.offered(Dudo) is not None and not scene.blocked,
-                                color=theme.BUTTON_DANGER, size=32, hotkey="D", name="dudo"))
-    scene.buttons.append(Button(pygame.Rect(box.left + 400, row, 160, 58), tr("table.calzo"),
-                                lambda: scene.call(Calzo),
-                                enabled=scene.offered(Calzo) is not None and not scene.blocked,
-                                color=theme.BUTTON_CALZO, size=32, hotkey="C", name="calzo"))
-    help_line = "" if scene.blocked else comp.help_text(tr, bids, my_turn, scene.preview_min())
-    if not my_turn and view.to_act == scene.session.seat and not scene.blocked:
-        help_line = tr("table.waiting")
-    ok = my_turn and comp.bid in bids
-    draw.text(surface, help_line, (box.left + 20, box.bottom - 15), 23,
-              theme.GREEN if ok else theme.GOLD, anchor="midleft", max_width=box.width - 40)
-    extras = scene.extra_calls()
-    for i, kind in enumerate(extras):
-        rect = pygame.Rect(0, 0, 190, 46)
-        rect.midbottom = (CENTER[0] + (i - (len(extras) - 1) / 2) * 200, TABLE_RECT.bottom + 26)
-        scene.buttons.append(Button(rect, tr(_CALL_KEYS[kind]), partial(scene.call, kind),
-                                    size=26, name=f"extra_{kind.__name__.lower()}"))
-
-
-class _FaceButton(Button):
-    """A face choice drawn as a die."""
-
-    def __init__(self, rect: pygame.Rect, label: str, action: Callable[[], object], *,
-                 name: str, face: int, selected: bool) -> None:
-        super().__init__(rect, label, action, name=name)
-        self.face = face
-        self.selected = selected
-
-    def draw(self, surface: pygame.Surface, mouse: tuple[int, int]) -> None:
-        hover = self.rect.collidepoint(mouse)
-        bg = (96, 66, 40) if hover or self.selected else (66, 44, 30)
-        pygame.draw.rect(surface, bg, self.rect, border_radius=8)
-        draw.die(surface, self.rect.center, 36, self.face)
 
 
 def _toast(scene: TableCore, surface: pygame.Surface) -> None:

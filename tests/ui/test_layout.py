@@ -15,7 +15,7 @@ from dudo_p2p.bots import make_bot
 from dudo_p2p.rules import Dudo, RuleSet
 from dudo_p2p.session import PlayerInfo, PlayerLeft, Session
 from dudo_p2p.session.local import LocalSession
-from dudo_p2p.ui import draw, side_panel, table_draw, table_layout, theme
+from dudo_p2p.ui import draw, side_panel, table_composer, table_layout, theme
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.request import TableRequest
@@ -73,7 +73,7 @@ def _misplaced(rec: TextRecorder, scene: TableScene) -> list[str]:
             if inside and (not plate.contains(r)
                            or (r.colliderect(strip) and view.dice_counts[seat] > 0)):
                 bad.append(f"out of plate {seat}: {m!r} {r} in {plate}, dice {strip}")
-    panels = [TOP_BAR, side_panel.SIDE, table_draw.COMPOSER, own_hand_rect()]
+    panels = [TOP_BAR, side_panel.SIDE, table_composer.COMPOSER, own_hand_rect()]
     for m, r, _ in rec.drawn:
         for panel in panels:
             if panel.collidepoint(r.center) and not panel.contains(r):
