@@ -151,6 +151,15 @@ class HostLobby(Lobby):
         out: list[LobbyEffect] = [SendTo(pub, self._refusal(pub, RefusalReason.REMOVED))]
         return out + self._let_go({pub}, "removed by the host", now)
 
+    def close(self) -> list[LobbyEffect]:
+        """Our player closes the table before the game starts: every joiner is told (a signed
+        ``refused``, ``closed``) rather than left waiting for a host that is gone."""
+        if self.phase not in (Phase.GATHERING, Phase.SIGNING):
+            return []
+        return [Log("info", f"table {self.table} closed before it started"),
+                *(SendTo(p.pub, self._refusal(p.pub, RefusalReason.CLOSED))
+                  for p in self.players[1:])]
+
     def _on_leave(self, author: bytes, leave: Leave, now: float) -> list[LobbyEffect]:
         """A joiner gives its seat back (protocol.md §4.9 step 3): freed at once."""
         if leave.table != self.table or leave.game_id != self.game_id:

@@ -694,13 +694,14 @@ class Node:
 
     def leave(self) -> None:
         """Tell the table we quit (a forfeit) when the game is still running; before it
-        starts, give our seat back to the host that welcomed us (a lobby ``leave``, sent
-        before :meth:`close` closes the links: they linger up to :data:`LEAVE_LINGER_MS`)."""
+        starts, give our seat back to the host that welcomed us (a lobby ``leave``), or, as
+        its host, tell every joiner the table is closed: sent before :meth:`close` closes
+        the links, which linger up to :data:`LEAVE_LINGER_MS` for it."""
         if self.machine is not None and not self.machine.over:
             self.carry_out(list(self.machine.leave(self.clock())))
             self.left = True
-        elif self.machine is None and isinstance(self.lobby, JoinerLobby):
-            said = self.lobby.leave()
+        elif self.machine is None and isinstance(self.lobby, JoinerLobby | HostLobby):
+            said = self.lobby.leave() if isinstance(self.lobby, JoinerLobby) else self.lobby.close()
             self.carry_out(said)
             self.linger_ms = LEAVE_LINGER_MS if said else 0
 

@@ -19,6 +19,7 @@ class RefusalReason(enum.Enum):
     UNKNOWN_TABLE = "unknown_table"  # the hello named a table code this host does not hold
     BAD_NAME = "bad_name"  # the hello's name is empty once cleaned (protocol/names.py)
     REMOVED = "removed"  # the host's player took us off the table before the game started
+    CLOSED = "closed"  # the host's player closed the table before the game started
     WRONG_HOST = "wrong_host"  # joiner's own: the answer is signed by a key it did not choose
     AMBIGUOUS = "ambiguous"  # joiner's own: two hosts offer the code and none was chosen
     NO_OPEN_TABLE = "no_open_table"  # joiner's own: every table seen refused us or is closed
@@ -45,6 +46,7 @@ _TEXT = {
     RefusalReason.UNKNOWN_TABLE: "the host holds no table with that code",
     RefusalReason.BAD_NAME: "our name is empty once control and invisible characters go",
     RefusalReason.REMOVED: "the host removed us from the table",
+    RefusalReason.CLOSED: "the host closed the table",
     RefusalReason.WRONG_HOST: "the host answering is not the one chosen (its key differs)",
     RefusalReason.AMBIGUOUS: "several hosts offer that code: choose one with CODE@FINGERPRINT",
     RefusalReason.NO_OPEN_TABLE: "no open table",

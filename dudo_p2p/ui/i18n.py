@@ -37,7 +37,7 @@ REFUSAL_KEYS = {
     "unknown_table": "refused.unknown_table", "bad_name": "refused.bad_name",
     "wrong_host": "refused.wrong_host", "ambiguous": "refused.ambiguous",
     "no_open_table": "refused.no_open_table", "other": "refused.other",
-    "removed": "refused.removed", "gone": "refused.gone",
+    "removed": "refused.removed", "gone": "refused.gone", "closed": "refused.closed",
 }
 KIND_KEYS = {
     "dudo": "reveal.kind.dudo",
@@ -341,6 +341,7 @@ ES: dict[str, str] = {
     "join.code_other_host": "La mesa {code} que se ve es de otro anfitrión ({seen}), no de "
                             "{fp}: comprueba la huella",
     "refused.removed": "el anfitrión te quitó de la mesa",
+    "refused.closed": "el anfitrión cerró la mesa",
     "refused.gone": "el anfitrión se fue de la red antes de contestar",
     "wait.remove": "Quitar",
     "wait.start_bots": "Empezar ya con bots ({n})",
@@ -624,6 +625,7 @@ EN: dict[str, str] = {
     "join.code_other_host": "The table {code} in sight belongs to another host ({seen}), not "
                             "{fp}: check the fingerprint",
     "refused.removed": "the host removed you from the table",
+    "refused.closed": "the host closed the table",
     "refused.gone": "the host left the network before it answered",
     "wait.remove": "Remove",
     "wait.start_bots": "Start now with bots ({n})",

@@ -203,3 +203,11 @@ def test_a_host_gone_before_it_answered_is_dropped_and_the_joiner_stops(beacon_p
     finally:
         host.close()
         joiner.close()
+
+
+def test_a_host_that_closes_its_table_tells_every_joiner_signed() -> None:
+    people, host, joiners, room = gathered(4, 2)
+    room.run({people[0].public_key: host.close()}, 0.5)
+    for who, joiner in zip(people[1:3], joiners[:2], strict=True):
+        assert room.refused_by[who.public_key] == [RefusalReason.CLOSED]
+        assert joiner.phase is Phase.SEEKING and not joiner.targets  # its node stops

@@ -48,21 +48,29 @@ def test_a_late_joiner_at_a_playing_table_is_refused_started_at_once(
     assert host.proc.poll() is None and first.proc.poll() is None  # the game still runs
 
 
-def test_a_joiner_stopped_in_the_waiting_room_frees_its_seat_at_once(
-    tmp_path: Path, peers: list[Peer], beacon_port: int
-) -> None:
-    """A bot stopped (SIGTERM, as a window's Cancel closes its session) while it waits for
-    the table to fill sends the host a signed ``leave``: the host frees the seat within 2 s
-    (not the 4 s seat hold), and two other bots then fill the table and play it out."""
+def one_waiting(tmp_path: Path, peers: list[Peer], beacon_port: int
+                ) -> tuple[Peer, Peer, list[str], int]:
+    """A 3-seat host and one bot (b1) welcomed and waiting for the table to fill; with the
+    loopback net arguments and the host's link port."""
     net = loopback_net(beacon_port)
     port = free_tcp_port()
     host = Peer("host", host_args("host", tmp_path, 3, "--table", CODE, "--port", str(port),
                                   "-v", *net))
     peers.append(host)
     assert host.wait_line("host: table", 20), host.explain()
-    leaver = Peer("b1", bot_args("b1", tmp_path, "--join", f"{LOOPBACK}:{port}", "-v", *net))
-    peers.append(leaver)
-    assert leaver.wait_line("welcomed at table", 30), leaver.explain()
+    bot = Peer("b1", bot_args("b1", tmp_path, "--join", f"{LOOPBACK}:{port}", "-v", *net))
+    peers.append(bot)
+    assert bot.wait_line("welcomed at table", 30), bot.explain()
+    return host, bot, net, port
+
+
+def test_a_joiner_stopped_in_the_waiting_room_frees_its_seat_at_once(
+    tmp_path: Path, peers: list[Peer], beacon_port: int
+) -> None:
+    """A bot stopped (SIGTERM, as a window's Cancel closes its session) while it waits for
+    the table to fill sends the host a signed ``leave``: the host frees the seat within 2 s
+    (not the 4 s seat hold), and two other bots then fill the table and play it out."""
+    host, leaver, net, port = one_waiting(tmp_path, peers, beacon_port)
     assert host.wait_line("seat 1: b1", 5), host.explain()
     stopped = time.monotonic()
     leaver.proc.terminate()
@@ -82,3 +90,19 @@ def test_a_joiner_stopped_in_the_waiting_room_frees_its_seat_at_once(
     assert host.finish() == Exit.OK, host.explain()
     hashes = {p.summary()["log_hash"] for p in [host, *bots]}
     assert len(hashes) == 1
+
+
+def test_a_host_stopped_in_the_waiting_room_tells_its_joiner_the_table_closed(
+    tmp_path: Path, peers: list[Peer], beacon_port: int
+) -> None:
+    """The host (SIGTERM, as its window's Cancel) closes the table before it fills: the
+    waiting bot is told, signed, and exits 5 at once instead of waiting for its timeout."""
+    host, bot, _, _ = one_waiting(tmp_path, peers, beacon_port)
+    stopped = time.monotonic()
+    host.proc.terminate()
+    told = bot.wait_line("refused: the host closed the table", LEFT_WITHIN + 5)
+    assert told is not None, bot.explain() + "\n" + host.explain()
+    print(f"\nb1 was told the table closed {told - stopped:.3f} s after the host's SIGTERM")
+    assert told - stopped <= LEFT_WITHIN
+    assert bot.finish(LATE_EXIT) == Exit.REFUSED, bot.explain()
+    assert bot.summary()["refused"] == "closed"

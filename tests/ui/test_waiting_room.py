@@ -182,3 +182,13 @@ def test_the_windows_factory_calls_real_bot_processes_to_the_empty_seats(
         assert set(machine.seating.names[1:]) <= set(FILL_NAMES)
     finally:
         session.close()
+
+
+def test_a_host_who_cancels_closes_the_table_and_the_joiners_window_says_so(
+        clock: FakeClock, surface: pygame.Surface, nodes: list[Node]) -> None:
+    host, host_app, _, beto_app = two_windows(nodes, clock, surface, 3)
+    click_button(host_app, "cancel")
+    assert isinstance(host_app.scene, LobbyScene) and host.node.closed
+    run([beto_app], [], lambda: isinstance(beto_app.scene, LobbyScene))
+    assert isinstance(beto_app.scene, LobbyScene)
+    assert beto_app.scene.message == "La mesa no nos sentó: el anfitrión cerró la mesa"
