@@ -117,9 +117,10 @@ def _tables(beacon_port: int, opened: list[Node]) -> Callable[[TableRequest], Se
     return factory
 
 
-def _host(nodes: list[Node], beacon_port: int, seats: int = 3) -> Node:
+def _host(nodes: list[Node], beacon_port: int, seats: int = 3, table: str | None = None
+          ) -> Node:
     node = Node.host(Identity.generate(), "Ana", _net(beacon_port), seats=seats,
-                     rules=RuleSet(), turn_timer_ms=0)
+                     rules=RuleSet(), turn_timer_ms=0, table=table)
     nodes.append(node)
     return node
 
@@ -200,3 +201,18 @@ def test_a_code_nobody_offers_is_not_found_within_five_seconds(
     assert app.scene.message == ("Ninguna mesa KQ7XM en la red en 5 s (¿está abierta? ¿está "
                                  "en otra red? prueba con su dirección)")
     assert joiner.node.closed
+
+
+def test_a_bare_code_two_hosts_offer_is_not_guessed_the_window_asks_for_the_fingerprint(
+        clock: FakeClock, surface: pygame.Surface, nodes: list[Node], beacon_port: int) -> None:
+    hosts = [_host(nodes, beacon_port, table="KQ7XM") for _ in range(2)]
+    app = _lobby_app(clock, surface, _tables(beacon_port, nodes))
+    _type_and_join(app, "KQ7XM")  # the joiner's beacon socket is open from here on
+    for host in hosts:  # both beacon once; neither steps, so neither can answer first
+        assert host.discovery is not None
+        host.discovery.tick(host.clock())
+    _pump(app, [], lambda: isinstance(app.scene, LobbyScene))
+    assert isinstance(app.scene, LobbyScene)
+    assert app.scene.message == ("La mesa no nos sentó: dos anfitriones ofrecen ese código: "
+                                 "usa CÓDIGO@HUELLA")
+    assert all(h.lobby.seats_taken == 1 for h in hosts)  # type: ignore[attr-defined]
