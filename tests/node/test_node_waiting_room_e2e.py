@@ -17,7 +17,8 @@ from dudo_p2p.cli.exits import Exit
 pytestmark = pytest.mark.e2e
 
 CODE = "KQ7XM"
-LATE_EXIT = 30.0  # bound on a refused bot's whole run: start, hello, refusal, exit
+LATE_EXIT = 60.0  # bound on a refused bot's whole run: start, hello, refusal, exit
+START_S = 60.0  # bound on processes starting (python and its imports) and seating, at load
 LEFT_WITHIN = 2.0  # issue 15: a joiner who leaves is off the host's roster within 2 s
 
 
@@ -30,10 +31,10 @@ def test_a_late_joiner_at_a_playing_table_is_refused_started_at_once(
                                               str(port), "--turn-timer", "0", "-v", *net)
                          if a != "--headless"], stdin=subprocess.PIPE)
     peers.append(host)
-    assert host.wait_line("host: table", 20), host.explain()
+    assert host.wait_line("host: table", START_S), host.explain()
     first = Peer("b1", bot_args("b1", tmp_path, "--discover", "--table", CODE, *net))
     peers.append(first)
-    assert host.wait_line("game started", 30), host.explain()
+    assert host.wait_line("game started", START_S), host.explain() + "\n" + first.explain()
     late = [Peer("b2", bot_args("b2", tmp_path, "--join", f"{LOOPBACK}:{port}", "-v", *net)),
             Peer("b3", bot_args("b3", tmp_path, "--discover", "--table", CODE, "-v", *net))]
     peers.extend(late)
@@ -57,10 +58,10 @@ def one_waiting(tmp_path: Path, peers: list[Peer], beacon_port: int
     host = Peer("host", host_args("host", tmp_path, 3, "--table", CODE, "--port", str(port),
                                   "-v", *net))
     peers.append(host)
-    assert host.wait_line("host: table", 20), host.explain()
+    assert host.wait_line("host: table", START_S), host.explain()
     bot = Peer("b1", bot_args("b1", tmp_path, "--join", f"{LOOPBACK}:{port}", "-v", *net))
     peers.append(bot)
-    assert bot.wait_line("welcomed at table", 30), bot.explain()
+    assert bot.wait_line("welcomed at table", START_S), bot.explain()
     return host, bot, net, port
 
 
