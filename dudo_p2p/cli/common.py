@@ -238,7 +238,7 @@ def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
     summary = node.summary()
     code = game_exit(session)
     watch_from = seat_to_watch_from(node) if code is Exit.REMOVED and args.then_watch else None
-    table = node.machine.seating.table if node.machine is not None else ""
+    table = (node.table_code or "") if session.started else ""  # seated: the genesis code
     session.close()
     if watch_from is not None:  # our key may watch the game it left (protocol.md §4.9)
         from dudo_p2p.cli.watch import keep_watching
