@@ -70,6 +70,7 @@ from dudo_p2p.protocol.envelope import Envelope, open_envelope
 from dudo_p2p.protocol.kinds import (
     Ack,
     Act,
+    BadDeal,
     Bye,
     Commit,
     Heartbeat,
@@ -310,7 +311,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         epoch we have left, or taken before (a replay; :mod:`~dudo_p2p.consensus.bindings`),
         and for a proof, sync or bye with a seq other than 0 (protocol.md §4.10)."""
         rep = self.replica
-        if isinstance(env.body, Proof | SyncRequest | SyncReply | Bye) and env.seq != 0:
+        if isinstance(env.body, Proof | BadDeal | SyncRequest | SyncReply | Bye) and env.seq != 0:
             raise RemoteProtocolError(f"a {env.kind} travels with seq 0, not {env.seq}")
         if isinstance(env.body, Ack):
             inner = self._open(env.body.entry)
@@ -351,6 +352,8 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
                 self._take_vote(author, env, now)
             case Proof(first=first, second=second):
                 self._take_proof(first, second, now)
+            case BadDeal():
+                self._take_bad_deal(author, env, now)
             case Heartbeat(head=head, length=length):
                 check_addressed(body, self.identity.public_key)
                 self._take_heartbeat(author, head, length, now)
@@ -418,6 +421,8 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
                     )
                 except DecryptError as exc:
                     self._out.append(Log("warning", f"seat {author} sealed a bad share: {exc}"))
+            if isinstance(env.body, Commit) and author != self.seat and env.body.vss_cs:
+                self._check_deal(env, author, now)  # before the seed: §3.7
             self._after_concurrent(env, now)
 
     def _relay(self, env: Envelope, author: int) -> None:

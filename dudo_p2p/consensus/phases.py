@@ -3,8 +3,9 @@
 :class:`PhasesMixin` is the layer of :class:`~dudo_p2p.consensus.machine.TableMachine` that
 walks an epoch's phases for our seat:
 
-- a concurrent entry that completes its phase (COMMIT, NONCE, REVEAL, SIGN) chains the phase
-  and tells the session what it means (a round started, a round resolved, the game is over);
+- a concurrent entry that completes its phase (COMMIT, NONCE, REVEAL, RECOVER, SIGN) chains
+  the phase and tells the session what it means (a round started, a round resolved, the
+  game is over);
 - in each phase our seat sends what it owes, exactly once per (epoch, phase): our commitment
   (our secrets drawn and journalled durably first), nonce, reveal or result signature, and
   it is also our entry for the current position (re-sent while the log is stuck);
@@ -17,11 +18,12 @@ from __future__ import annotations
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus import journal
 from dudo_p2p.consensus.core import MachineCore
+from dudo_p2p.consensus.dealing import received_share
 from dudo_p2p.consensus.effects import Emit, Persist, Send
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.consensus.secrets import EpochSecrets
 from dudo_p2p.protocol.envelope import Envelope
-from dudo_p2p.protocol.kinds import Nonce, ResultSign
+from dudo_p2p.protocol.kinds import KeyShare, Nonce, ResultSign
 from dudo_p2p.protocol.messages import Message
 
 
@@ -59,7 +61,8 @@ class PhasesMixin(MachineCore):
             # the same deadline. Without this event a human opener's timer bot never played
             # it and the table stalled until the opener was voted out (issue 15).
             self._turn_event(now)
-        if phase is EpochPhase.REVEAL and rep.phase is EpochPhase.SIGN and rep.engine.results:
+        resolved = phase in (EpochPhase.REVEAL, EpochPhase.RECOVER)
+        if resolved and rep.phase is EpochPhase.SIGN and rep.engine.results:
             self._out.append(Emit(ev.RoundResolved(rep.engine.results[-1])))
         if rep.phase is EpochPhase.OVER and rep.engine.winner is not None:
             self._out.append(Emit(ev.GameOver(rep.engine.winner)))
@@ -91,6 +94,11 @@ class PhasesMixin(MachineCore):
             case EpochPhase.REVEAL:
                 assert self.secrets is not None
                 body = self.secrets.reveal_body(rep)
+            case EpochPhase.RECOVER:
+                share = self._share_of_withheld()
+                if share is None:
+                    return  # its box to us was bad: we proved it at COMMIT (dealing.py)
+                body = share
             case EpochPhase.SIGN:
                 body = ResultSign(rep.head)
             case _:
@@ -100,6 +108,14 @@ class PhasesMixin(MachineCore):
         self.own_current = env.to_bytes()
         self._out.append(Send(self.own_current))
         self._consider(env, now)
+
+    def _share_of_withheld(self) -> KeyShare | None:
+        """Our ``key-share`` of the one seat that withheld its reveal: opened again from
+        the box of its chained commit (a restart keeps no opened share)."""
+        rep = self.replica
+        (hidden,) = rep.epoch.withheld
+        share = received_share(rep, self.seat, hidden, rep.epoch.commits[hidden], self.identity)
+        return None if share is None else KeyShare(rep.head, hidden, share)
 
     def _ensure_secrets(self) -> EpochSecrets:
         """Our secrets for the current epoch, drawn (and journalled, durably, ahead of the

@@ -32,6 +32,7 @@ from dudo_p2p.consensus import journal
 from dudo_p2p.consensus.act_certs import agreed_item
 from dudo_p2p.consensus.bindings import check_vote
 from dudo_p2p.consensus.core import MachineCore
+from dudo_p2p.consensus.dealing import bad_deal_evidence, proves_bad_deal, received_share
 from dudo_p2p.consensus.effects import Emit, Log, Persist, Send
 from dudo_p2p.consensus.evidence import bad_opening, check_proof
 from dudo_p2p.consensus.reasons import CheatKind, Outcome, Reason
@@ -40,7 +41,7 @@ from dudo_p2p.consensus.sync import removal_certificate
 from dudo_p2p.consensus.timers import awaited
 from dudo_p2p.errors import RemoteProtocolError
 from dudo_p2p.protocol.envelope import Envelope
-from dudo_p2p.protocol.kinds import Proof, Vote
+from dudo_p2p.protocol.kinds import BadDeal, Commit, Proof, Vote
 
 
 class RemovalMixin(MachineCore):
@@ -75,6 +76,38 @@ class RemovalMixin(MachineCore):
         if pair is not None:
             self.votes.evidence.setdefault(seat, pair)
         self._cheat(seat, CheatKind.BAD_REVEAL, detail, now)
+
+    def _check_deal(self, commit: Envelope, dealer: int, now: float) -> None:
+        """Check our share of ``dealer``'s dice key in its ``commit`` (§3.7, dealing.py): a
+        share that does not check is proved to everyone (``bad-deal``) and the dealer is
+        caught now, before the round seed exists."""
+        rep = self.replica
+        assert isinstance(commit.body, Commit)
+        if self.seat not in rep.epoch.participants or dealer in self.expelled:
+            return
+        if received_share(rep, self.seat, dealer, commit.body, self.identity) is not None:
+            return
+        body = bad_deal_evidence(rep, self.seat, dealer, commit, self.identity)
+        self._out.append(Send(self._seal(0, body).to_bytes()))
+        self._cheat(dealer, CheatKind.BAD_REVEAL, "dealt us a key share that does not check", now)
+
+    def _take_bad_deal(self, author: int, env: Envelope, now: float) -> None:
+        """A seat proves a dealer dealt it a bad share: check the proof (the dealer's own
+        signed commit, the box opened with the proved X25519 value), relay it once, and
+        catch the dealer; a complaint that does not prove it changes nothing."""
+        body = env.body
+        assert isinstance(body, BadDeal)
+        commit = self._open(body.commit)
+        dealer = self.seating.seat_of(commit.author)
+        if dealer is None or dealer == self.seat or dealer in self.expelled:
+            return
+        if not proves_bad_deal(self.replica, author, commit, body.proof):
+            self._out.append(Log("warning", f"seat {author}'s complaint of seat {dealer}'s "
+                                            "deal proves nothing"))
+            return
+        self._out.append(Send(env.to_bytes()))
+        self._cheat(dealer, CheatKind.BAD_REVEAL,
+                    f"dealt seat {author} a key share that does not check", now)
 
     def _cheat(self, seat: int, what: CheatKind, detail: str, now: float) -> None:
         """``seat`` is caught: tell, expel, vote."""

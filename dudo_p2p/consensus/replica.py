@@ -14,6 +14,8 @@ seed gives the draw. Every later epoch is one deal of the engine:
     NONCE    every live seat's ``nonce``              (concurrent) -> round seed
     BIDDING  ``act`` entries, one at a time, until a call
     REVEAL   every live seat's ``reveal``             (concurrent) -> dice, resolution
+    RECOVER  only after a seat withheld its reveal and its dice matter: every other seat's
+             ``key-share`` of its dice key (concurrent) -> the key rebuilt, resolution
     SIGN     every live seat's ``result-sign``        (concurrent) -> next epoch
     OVER     one seat left
 
@@ -38,9 +40,10 @@ from dudo_p2p.consensus.actions_wire import action_from_fields
 from dudo_p2p.crypto.dice import check_commitment, derive_dice, public_draw, reveal_seed, round_seed
 from dudo_p2p.crypto.hashing import tag, tagged_hash
 from dudo_p2p.crypto.shares import closed_palifico_key, open_palifico_key
+from dudo_p2p.crypto.vss import dealt_at, decode_commitments, key_ok, share_ok, threshold
 from dudo_p2p.errors import CommitmentMismatch, DecodeError, IllegalAction, RemoteProtocolError
 from dudo_p2p.protocol.envelope import Envelope
-from dudo_p2p.protocol.kinds import Act, Commit, Nonce, ResultSign, Reveal
+from dudo_p2p.protocol.kinds import Act, Commit, KeyShare, Nonce, ResultSign, Reveal
 from dudo_p2p.rules import GameState, OpenerDraw, Phase, PlayerAction, Remove, RuleSet, Spin
 from dudo_p2p.rules import Reveal as RevealDice
 
@@ -70,14 +73,19 @@ class EpochPhase(enum.Enum):
     NONCE = "nonce"
     BIDDING = "bidding"
     REVEAL = "reveal"
+    RECOVER = "recover"
     SIGN = "sign"
     OVER = "over"
 
+
+# the phases of an epoch whose call is chained: a removal then works on the reveals
+AFTER_CALL = (EpochPhase.REVEAL, EpochPhase.RECOVER, EpochPhase.SIGN)
 
 CONCURRENT = {
     EpochPhase.COMMIT: Commit,
     EpochPhase.NONCE: Nonce,
     EpochPhase.REVEAL: Reveal,
+    EpochPhase.RECOVER: KeyShare,
     EpochPhase.SIGN: ResultSign,
 }
 
@@ -156,6 +164,7 @@ class EpochState:
     reveals: dict[int, Envelope] = field(default_factory=dict)
     withheld: dict[int, str] = field(default_factory=dict)
     reveals_chained: bool = False  # the reveals above were chained before a withhold
+    recovered: int | None = None  # the seat whose withheld key its shares rebuilt (§3.7)
     # set when this epoch was started by removals: the voided epoch and who left in it, so a
     # removal of that same epoch learnt later can still join them (see Replica.remove)
     voided: tuple[EpochState, tuple[tuple[int, str], ...]] | None = None
@@ -187,6 +196,17 @@ class Replica:
         if info is not None and info.mode in ("open", "closed"):
             return info.mode, info.seat
         return "normal", None
+
+    def deals_keys(self) -> bool:
+        """Whether the current epoch's dice keys are dealt (§3.7, crypto/vss.py): a normal
+        round after the opener draw, with three or more live seats."""
+        mode, _ = self.palifico_mode()
+        ep = self.epoch
+        return mode == "normal" and ep.number > 0 and dealt_at(len(ep.participants))
+
+    def key_threshold(self) -> int:
+        """How many shares rebuild a dice key dealt in the current epoch."""
+        return threshold(len(self.epoch.participants) - 1)
 
     def concurrent_seq(self) -> int:
         """The ``seq`` of a concurrent entry now: 0, but a result signature signed after
@@ -296,6 +316,8 @@ class Replica:
                     raise CommitmentMismatch(f"seat {seat}'s nonce does not open its commitment")
             case Reveal():
                 self._check_reveal(seat, body)
+            case KeyShare():
+                self._check_key_share(seat, body)
         return seat
 
     def add_concurrent(self, env: Envelope) -> bool:
@@ -323,6 +345,13 @@ class Replica:
         return True
 
     def _check_commit_shape(self, seat: int, body: Commit) -> None:
+        if self.deals_keys():
+            boxes = SEALED_SHARE_SIZE * (len(self.epoch.participants) - 1)
+            if len(body.vss_cs) != self.key_threshold() or len(body.vss_boxes) != boxes:
+                raise DecodeError(f"a commit of this round deals its key in "
+                                  f"{self.key_threshold()} commitments and {boxes} bytes")
+        elif body.vss_cs or body.vss_boxes:
+            raise DecodeError("a dice key is dealt only in a normal round of three seats or more")
         mode, _ = self.palifico_mode()
         if mode != "open" or self.epoch.number == 0:
             if body.share_cs or body.sealed:
@@ -346,6 +375,10 @@ class Replica:
         commit = self.epoch.commits[seat]
         if not check_commitment("key", game, number, seat, body.key, commit.key_c):
             raise CommitmentMismatch(f"seat {seat}'s revealed key does not open its commitment")
+        if commit.vss_cs and not key_ok(commit.vss_cs[0], body.key):
+            # the key its shares rebuild must be the key it reveals: else withholding
+            # would pick between two hands
+            raise CommitmentMismatch(f"seat {seat}'s revealed key is not the key it dealt")
         mode, _ = self.palifico_mode()
         if mode != "open":
             if body.shares:
@@ -365,6 +398,18 @@ class Replica:
                 raise CommitmentMismatch(
                     f"seat {seat}'s share for seat {subject} does not open its commitment"
                 )
+
+    def _check_key_share(self, seat: int, body: KeyShare) -> None:
+        """A key share must be of the one seat withheld, and check against its commitments
+        (the author checked its box at COMMIT: a share that does not check now is its own)."""
+        ep = self.epoch
+        if tuple(ep.withheld) != (body.seat,):
+            raise DecodeError(f"no key of seat {body.seat} is being recovered")
+        points = decode_commitments(ep.commits[body.seat].vss_cs)
+        if points is None or not share_ok(points, seat, body.share):
+            raise CommitmentMismatch(
+                f"seat {seat}'s share of seat {body.seat}'s key does not check"
+            )
 
     # ---- phase transitions ----------------------------------------------------------------
 
@@ -402,8 +447,12 @@ class Replica:
 
                     resolve_withheld(self)  # resolved as if revealed, or voided
                     return
-                self._resolve()
+                self.resolve()
                 ep.phase = EpochPhase.SIGN
+            case EpochPhase.RECOVER:
+                from dudo_p2p.consensus.withheld import resolve_recovered  # builds on us
+
+                resolve_recovered(self)
             case EpochPhase.SIGN:
                 ep.pending = {}
                 if self.engine.phase is Phase.OVER:
@@ -435,7 +484,9 @@ class Replica:
             return closed_palifico_key(game, number, seat, [ep.keys[j] for j in ep.participants])
         return ep.keys[seat]
 
-    def _resolve(self) -> None:
+    def resolve(self) -> None:
+        """Feed the engine every participant's dice (every key is in ``epoch.keys``) and
+        spin the revolver if it must."""
         ep = self.epoch
         assert ep.seed is not None
         counts = self.engine.dice_counts
@@ -491,7 +542,7 @@ class Replica:
         if epoch is None or epoch == ep.number:
             if not ep.engine_at_anchor.alive[seat]:
                 raise IllegalAction(f"seat {seat} is not in the game")
-            if ep.reveal_at is not None and ep.phase in (EpochPhase.REVEAL, EpochPhase.SIGN):
+            if ep.reveal_at is not None and ep.phase in AFTER_CALL:
                 from dudo_p2p.consensus.withheld import withhold  # builds on us
 
                 withhold(self, seat, reason)  # after the call: its dice may not matter

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from dudo_p2p.consensus.dealing import deal_fields
 from dudo_p2p.consensus.replica import SEALED_SHARE_SIZE, Replica
 from dudo_p2p.crypto.dice import commit, derive_dice
+from dudo_p2p.crypto.edwards import scalar_bytes
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.crypto.shares import open_palifico_key, open_sealed, seal, share_context
 from dudo_p2p.errors import DecodeError, DecryptError
@@ -36,7 +38,11 @@ class EpochSecrets:
     @classmethod
     def draw(cls, epoch: int, replica: Replica, me: int, rng: RandomBytes) -> EpochSecrets:
         """Fresh secrets for ``epoch``; shares only in an open palifico round."""
-        secrets = cls(epoch=epoch, key=rng(32), nonce=rng(32))
+        key = rng(32)
+        if replica.deals_keys():
+            # a dealt key is a scalar (§3.7): the same 32 random bytes, reduced mod L
+            key = scalar_bytes(int.from_bytes(key, "little"))
+        secrets = cls(epoch=epoch, key=key, nonce=rng(32))
         mode, _ = replica.palifico_mode()
         if mode == "open" and epoch > 0:
             for subject in replica.epoch.participants:
@@ -65,8 +71,12 @@ class EpochSecrets:
         game, n = replica.seating.game_id, replica.seating.n
         key_c = commit("key", game, self.epoch, me, self.key)
         nonce_c = commit("nonce", game, self.epoch, me, self.nonce)
+        vss_cs: tuple[bytes, ...] = ()
+        dealt = b""
+        if replica.deals_keys():
+            vss_cs, dealt = deal_fields(replica, me, self.key, identity)
         if not self.shares:
-            return Commit(replica.head, key_c, nonce_c, (), ())
+            return Commit(replica.head, key_c, nonce_c, (), (), vss_cs, dealt)
         share_cs: list[bytes] = []
         sealed: list[bytes] = []
         parts = replica.epoch.participants
@@ -88,7 +98,7 @@ class EpochSecrets:
                 if r not in (subject, me)
             ]
             sealed.append(b"".join(boxes))
-        return Commit(replica.head, key_c, nonce_c, tuple(share_cs), tuple(sealed))
+        return Commit(replica.head, key_c, nonce_c, tuple(share_cs), tuple(sealed), vss_cs, dealt)
 
     def reveal_body(self, replica: Replica) -> Reveal:
         """Our ``reveal``: the key, and in open palifico every share we dealt."""

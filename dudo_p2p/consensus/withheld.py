@@ -14,8 +14,14 @@ an epoch whose call is chained (REVEAL or SIGN) works on the reveals instead:
    a bid that holds on the other hands alone, or fails even if every hidden die counted);
    the removal items follow the reveals, the removed seat leaves the game (unless the dice
    already eliminated it) and the members sign the result as usual;
-3. otherwise (the hidden dice could change the outcome; a palifico round, whose dice keys
-   need every reveal; a V20 spin, seeded by every key; two seats removed after one call)
+3. otherwise, when the round dealt its dice keys (§3.7: a normal round of three seats or
+   more, crypto/vss.py) and one seat withheld, the epoch goes to RECOVER: every member
+   publishes its share of the withheld key (``key-share``, checked against the withheld
+   seat's Feldman commitments); once all are in they are chained in seat order, the key is
+   rebuilt from the first t of them (:func:`resolve_recovered`) and the round resolves
+   with the withheld seat's **real** dice; the removal items follow as in 2;
+4. otherwise (a palifico round, whose dice keys need every reveal and are not dealt; two
+   seats removed after one call; a member that withholds its share too, removed in turn)
    the epoch is voided and dealt again without the removed seats, as any removal.
 
 Every peer reaches the same chain: the decision depends only on the call, the members'
@@ -29,9 +35,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dudo_p2p.consensus import replica as rp
-from dudo_p2p.crypto.dice import derive_dice
+from dudo_p2p.crypto.dice import check_commitment, derive_dice
+from dudo_p2p.crypto.vss import recover
 from dudo_p2p.errors import IllegalAction
-from dudo_p2p.rules import Phase, Remove
+from dudo_p2p.protocol.envelope import Envelope
+from dudo_p2p.protocol.kinds import KeyShare
+from dudo_p2p.rules import GameState, Phase, Remove
 from dudo_p2p.rules.withheld import resolve_without
 
 if TYPE_CHECKING:
@@ -76,6 +85,12 @@ def resolve_withheld(rep: Replica) -> None:
         }
         engine = resolve_without(rep.engine, known, hidden)
     gone = tuple(sorted(ep.withheld.items()))
+    if engine is None and len(gone) == 1 and rep.deals_keys():
+        # step 3: the removal items are chained now, before the shares, so a record or a
+        # journal replays the removal (and so this RECOVER) before it meets a share
+        _chain_removals(rep, gone)
+        ep.phase = rp.EpochPhase.RECOVER
+        return
     if engine is None:
         if not ep.reveals_chained:
             # these reveals were never chained (so never journalled) and the void drops
@@ -84,10 +99,52 @@ def resolve_withheld(rep: Replica) -> None:
             rep.spilled = [ep.reveals[s].to_bytes() for s in sorted(ep.reveals)]
         rep.remove_set(ep, gone)
         return
+    _chain_removals(rep, gone)
+    _leave(rep, engine, gone)
+
+
+def _chain_removals(rep: Replica, gone: tuple[tuple[int, str], ...]) -> None:
+    """Chain one removal item per seat that withheld, in seat order."""
+    ep = rep.epoch
     for seat, reason in gone:
-        digest = rp.removal_digest(game, ep.number, seat)
+        digest = rp.removal_digest(rep.seating.game_id, ep.number, seat)
         rep.append(rp.ChainItem(ep.number, digest, removed_seat=seat, reason=reason))
+
+
+def _leave(rep: Replica, engine: GameState, gone: tuple[tuple[int, str], ...]) -> None:
+    """The round resolved into ``engine``: the seats that withheld leave the game (unless
+    the dice already took them out) and the members sign."""
+    for seat, _ in gone:
         if engine.alive[seat] and engine.phase is not Phase.OVER:
             engine = engine.apply(Remove(seat))
     rep.engine = engine
-    ep.phase = rp.EpochPhase.SIGN
+    rep.epoch.phase = rp.EpochPhase.SIGN
+
+
+def resolve_recovered(rep: Replica) -> None:
+    """Every member's share of the withheld key is chained (step 3): rebuild the key from
+    the first t shares in seat order and resolve the round with the real dice. The shares
+    were checked against the withheld seat's commitments, so any t rebuild the key its
+    ``C_0`` commits to; the key commitment is checked too (a dealer whose ``key_c`` and
+    ``C_0`` disagree could never have revealed either): the epoch is voided then."""
+    ep = rep.epoch
+    (hidden,) = ep.withheld
+    shares = {s: _key_share(ep.pending[s]).share for s in rep.members()}
+    ep.pending = {}
+    key = recover(shares, rep.key_threshold())
+    commit = ep.commits[hidden]
+    game = rep.seating.game_id
+    if not check_commitment("key", game, ep.number, hidden, key, commit.key_c):
+        rep.remove_set(ep, tuple(sorted(ep.withheld.items())))
+        return
+    ep.keys[hidden] = key
+    rep.resolve()
+    ep.recovered = hidden
+    _leave(rep, rep.engine, tuple(sorted(ep.withheld.items())))
+
+
+def _key_share(env: Envelope) -> KeyShare:
+    body = env.body
+    if not isinstance(body, KeyShare):
+        raise AssertionError("RECOVER holds key shares only")  # the replica checked
+    return body

@@ -84,6 +84,14 @@ class Identity:
         except ValueError as exc:
             raise InvalidValue(f"unusable X25519 public key: {exc}") from exc
 
+    def prove_exchange(self, peer_x25519_public: bytes, context: bytes) -> tuple[bytes, bytes]:
+        """(the X25519 value with a peer's key, a proof anyone can check that it is:
+        :func:`dudo_p2p.crypto.exchange_proof.check`), for ``context``. Raises InvalidValue
+        when the peer's key is not a usable point of the curve."""
+        from dudo_p2p.crypto.exchange_proof import prove  # the group arithmetic, on demand
+
+        return prove(self._x_seed, peer_x25519_public, context)
+
     def to_bytes(self) -> bytes:
         """The 73-byte serialized form (module docstring). Secret: store it 0600."""
         body = _MAGIC + self._ed_seed + self._x_seed

@@ -98,7 +98,19 @@ def open_sealed(
         shared = recipient.exchange(sender_x25519_pub)
     except InvalidValue as exc:
         raise DecryptError(str(exc)) from exc
-    key = _message_key(shared, bytes(sender_x25519_pub), recipient.x25519_public, context)
+    return open_with_shared(
+        shared, bytes(sender_x25519_pub), recipient.x25519_public, context, ciphertext
+    )
+
+
+def open_with_shared(
+    shared: bytes, sender_pub: bytes, recipient_pub: bytes, context: bytes, ciphertext: bytes
+) -> bytes:
+    """:func:`open_sealed` by anyone who holds the pair's X25519 value ``shared`` (a
+    recipient proved it to show what a dealer sealed to it, §3.7). Raises DecryptError."""
+    if not isinstance(ciphertext, bytes) or len(ciphertext) < NONCE_SIZE + TAG_SIZE:
+        raise DecryptError("sealed data is too short")
+    key = _message_key(shared, sender_pub, recipient_pub, context)
     nonce, body = ciphertext[:NONCE_SIZE], ciphertext[NONCE_SIZE:]
     try:
         plaintext = ChaCha20Poly1305(key).decrypt(nonce, body, context)

@@ -8,10 +8,11 @@ keys, maximum lengths), so a message with a 31-byte hash is refused while decodi
 never reaches state.
 
 Kinds in the table log (signed by their author, chained by ``prev``):
-``genesis``, ``genesis-sign``, ``act``, ``commit``, ``nonce``, ``reveal``, ``result-sign``.
+``genesis``, ``genesis-sign``, ``act``, ``commit``, ``nonce``, ``reveal``, ``key-share``,
+``result-sign``.
 Kinds that travel but are not log entries: ``hello``, ``welcome``, ``refused``, ``leave``,
-``watch``, ``ack``,
-``vote``, ``proof``, ``heartbeat``, ``sync-request``, ``sync-reply``, ``bye``, ``talk``.
+``watch``, ``ack``, ``vote``, ``proof``, ``bad-deal``, ``heartbeat``, ``sync-request``,
+``sync-reply``, ``bye``, ``talk``.
 """
 
 from __future__ import annotations
@@ -171,6 +172,11 @@ class Commit(Message):
     nonce_c: Hash
     share_cs: Annotated[tuple[Annotated[bytes, MaxLen(HASH_LEN)], ...], MaxLen(MAX_SEATS)]
     sealed: Annotated[tuple[Annotated[bytes, MaxLen(60 * MAX_SEATS)], ...], MaxLen(MAX_SEATS)]
+    # a normal round of three or more seats deals the dice key (§3.7): the Feldman
+    # commitments of the polynomial, and each other live seat's share sealed to it alone,
+    # 60 bytes each in ascending seat order (both empty in any other round)
+    vss_cs: Annotated[tuple[Annotated[bytes, Size(HASH_LEN)], ...], MaxLen(MAX_SEATS)] = ()
+    vss_boxes: Annotated[bytes, MaxLen(60 * MAX_SEATS)] = b""
 
 
 @message("nonce")
@@ -191,6 +197,18 @@ class Reveal(Message):
     prev: Hash
     key: Secret
     shares: Annotated[tuple[Annotated[bytes, MaxLen(SECRET_LEN)], ...], MaxLen(MAX_SEATS)]
+
+
+@message("key-share")
+@dataclass(frozen=True)
+class KeyShare(Message):
+    """After seat ``seat`` withheld its reveal (§3.7): the author's share of that seat's
+    dice key, opened from the box the seat dealt it at COMMIT; ``prev`` is the head after
+    the other seats' reveals."""
+
+    prev: Hash
+    seat: Annotated[int, Range(0, MAX_SEATS - 1)]
+    share: Secret
 
 
 @message("result-sign")
@@ -229,6 +247,17 @@ class Proof(Message):
 
     first: Annotated[bytes, MaxLen(8192)]
     second: Annotated[bytes, MaxLen(8192)]
+
+
+@message("bad-deal")
+@dataclass(frozen=True)
+class BadDeal(Message):
+    """The author's key share from a dealer does not check (§3.7): the dealer's signed
+    ``commit`` and the proof of the pair's X25519 value (128 bytes), with which anyone
+    opens the box and checks the share against the dealer's commitments."""
+
+    commit: Annotated[bytes, MaxLen(8192)]
+    proof: Annotated[bytes, Size(128)]
 
 
 MAX_LINK_NONCE = 16

@@ -98,17 +98,26 @@ def state_at_call(m: TableMachine) -> GameState:
     return again.engine
 
 
+@pytest.mark.parametrize("dice_matter", [False, True], ids=["dice-cannot-matter", "dice-matter"])
 def test_a_withheld_reveal_does_not_undo_the_loss(
-    tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode]
+    tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode], dice_matter: bool
 ) -> None:
     """The hostile seat holds its reveal back until it has the others' keys, computes the
-    outcome and, when the loss is the same whatever its own dice are, never reveals (the
-    colluder's move of issue 21 §7: it would do so when its partner loses); otherwise it
-    reveals late and tries the next round. To make such rounds come (honest bots bid close
-    to the odds, where three hidden dice nearly always matter) it bids the whole table's
-    dice count whenever it may. Before: it lost its seat but the round was voided and dealt
-    again, and the loser kept its die. Now the round resolves as if revealed: the host's
-    record shows the very loss the true dice gave, and the hostile is removed."""
+    outcome and, in the kind of round the case wants, never reveals (the colluder's move of
+    issue 21 §7: it would do so when its partner loses); otherwise it reveals late and tries
+    the next round.
+
+    - dice-cannot-matter: the loss is the same whatever its own dice are. To make such
+      rounds come (honest bots bid close to the odds, where three hidden dice nearly always
+      matter) it bids the whole table's dice count whenever it may. The round resolves as
+      if revealed.
+    - dice-matter: its dice decide the outcome (a normal round of three seats: its key was
+      dealt at COMMIT, §3.7). The host and the bot publish their shares, rebuild its key,
+      and the round resolves with its **real** dice.
+
+    Before: it lost its seat but the round was voided and dealt again, and the loser kept
+    its die. Now the host's record shows the very loss (and, when its dice matter, the very
+    hand) its true key gave, and the hostile is removed."""
     table = open_table(tmp_path, peers, hostiles, 3, seed=7)
     node = table.hostile
     me = node.table.seat
@@ -155,8 +164,10 @@ def test_a_withheld_reveal_does_not_undo_the_loss(
         truth = m.replica.engine.results[-1]
         possible = len(outcomes(at_call, known, me))
         tried.append((ep.number, possible, truth.losses))
-        if m.replica.palifico_mode()[0] == "normal" and possible == 1:
-            attack.update(epoch=ep.number, round=truth.round_no, losses=truth.losses)
+        wanted = possible > 1 and m.replica.deals_keys() if dice_matter else possible == 1
+        if m.replica.palifico_mode()[0] == "normal" and wanted:
+            attack.update(epoch=ep.number, round=truth.round_no, losses=truth.losses,
+                          hand=truth.dice[me])
             held.clear()
             return
         released.add(first.round_no)
@@ -175,7 +186,8 @@ def test_a_withheld_reveal_does_not_undo_the_loss(
         raises = [a for a in legal if isinstance(a, Raise)]
         top = max(raises, key=lambda a: a.bid.count) if raises else None
         total = sum(m.replica.engine.dice_counts)
-        if top is not None and top.bid.count >= total and "epoch" not in attack:
+        if top is not None and top.bid.count >= total and "epoch" not in attack \
+                and not dice_matter:
             action: PlayerAction = top
         else:
             action = bot.decide(m.view(), list(legal))  # type: ignore[assignment]
@@ -192,4 +204,6 @@ def test_a_withheld_reveal_does_not_undo_the_loss(
     verify_record(path.read_bytes(), observe=lambda _, engine: engines.append(engine))
     results = {r.round_no: r for r in engines[-1].results}
     assert attack["round"] in results, "the round was voided: the withholding undid the loss"
-    assert results[attack["round"]].losses == attack["losses"], table.log()  # type: ignore[index]
+    got = results[attack["round"]]  # type: ignore[index]
+    assert got.losses == attack["losses"], table.log()
+    assert got.dice[me] == (attack["hand"] if dice_matter else ()), table.log()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import socket
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -168,7 +169,7 @@ def test_a_commitment_changed_after_seeing_the_nonces_is_caught(
         first = opened(mine[0].data)
         assert first is not None and isinstance(first.body, Commit)
         # a new dice key, chosen now that the others' nonces are known
-        again = Commit(first.body.prev, bytes(32), first.body.nonce_c, (), ())
+        again = replace(first.body, key_c=bytes(32))
         node.send_raw(node.seal(again))
         node.send_raw(node.seal(Nonce(rep.head, bytes(32))))
         fired.append("steer")

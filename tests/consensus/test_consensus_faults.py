@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import pytest
 
@@ -300,7 +301,7 @@ def test_two_different_commitments_to_different_peers_are_caught_when_the_table_
         body = env.body
         if (src == cheater and dst == victim and isinstance(body, Commit)
                 and env.round_no >= 2 and not done["forged"]):
-            other = Commit(body.prev, bytes(32), body.nonce_c, body.share_cs, body.sealed)
+            other = replace(body, key_c=bytes(32))
             forged = seal_envelope(net.ids[cheater], env.game_id, env.round_no, env.seq, other)
             done["forged"] = True
             net.inject(dst, forged.to_bytes())

@@ -113,18 +113,40 @@ def test_a_withheld_reveal_resolves_the_round_when_the_hidden_dice_cannot_change
     assert partner_lost, "some seed shows another seat's loss standing despite the withholding"
 
 
-def test_a_withheld_reveal_that_could_change_the_outcome_voids_the_round() -> None:
-    """Seed 23: a ¡Calzo! whose truth hangs on the withheld hand: the round is voided and
-    dealt again without the withholder, nobody loses a die by it, the records verify."""
-    net, kept, _ = withholding_game(23)
-    watcher = net.machines[WATCHER]
-    assert kept
-    assert watcher.replica.engine.results == ()
-    assert watcher.replica.engine.dice_counts == (0, 5, 5)
+def test_a_withheld_reveal_whose_dice_matter_is_recovered_from_the_shares_it_dealt() -> None:
+    """Seed 23: a ¡Calzo! whose truth hangs on the withheld hand. The others publish their
+    shares of the withholder's key (``key-share``, §3.7), rebuild it, and the round resolves
+    with its **real** dice (those of the key it kept back): the loss the true dice give
+    stands, the withholder leaves, the records verify and the journals replay it."""
+    net, kept, ep = withholding_game(23)
+    rep = net.machines[WATCHER].replica
+    assert kept and ep.reveal_at is not None and ep.seed is not None
+    at_call = ep.reveal_at[2]
+    known = {s: derive_dice(ep.keys[s], net.seating.game_id, ep.number, s, ep.seed,
+                            at_call.dice_counts[s]) for s in (1, 2)}
+    assert len(outcomes(at_call, known, WITHHOLDER)) > 1, "the hidden dice matter here"
+    net.run_until(lambda: (rep.phase is not EpochPhase.RECOVER and rep.epoch is not ep)
+                  or len(rep.engine.results) > len(at_call.results))
+    assert ep.recovered == WITHHOLDER
+    true_key = kept[0].body
+    assert isinstance(true_key, Reveal)
+    true_hand = derive_dice(true_key.key, net.seating.game_id, ep.number, WITHHOLDER,
+                            ep.seed, at_call.dice_counts[WITHHOLDER])
+    truth = at_call.apply(RevealDice((true_hand, known[1], known[2]))).results[-1]
+    got = rep.engine.results[len(at_call.results)]
+    assert got.dice[WITHHOLDER] == true_hand
+    assert (got.losses, got.gains, got.eliminated) == (
+        truth.losses, truth.gains, truth.eliminated)
+    assert not rep.engine.alive[WITHHOLDER]
+    shares = [open_envelope(i.data) for i in rep.chain if i.epoch == ep.number and i.data]
+    assert sorted(net.seating.seat_of(e.author) for e in shares if e.kind == "key-share") == [1, 2]
     net.run()
     for s in (1, 2):
-        assert verify_record(net.machines[s].record(net.genesis, net.signatures)).finished
+        summary = verify_record(net.machines[s].record(net.genesis, net.signatures))
+        assert summary.finished
+        assert (WITHHOLDER, "timeout") in summary.removals
         assert restores_alike(net, s)
+    assert net.machines[1].replica.head == net.machines[2].replica.head
 
 
 def test_a_peer_restarted_in_the_middle_of_a_removal_after_the_call_rejoins_the_table() -> None:

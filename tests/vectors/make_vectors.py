@@ -32,9 +32,11 @@ for path in (TESTS / "protocol",):
 
 from spec_tables import code_kinds  # noqa: E402
 
+from dudo_p2p.consensus.dealing import deal_fields  # noqa: E402
 from dudo_p2p.consensus.genesis import Candidate, propose, seating_from, sign  # noqa: E402
 from dudo_p2p.consensus.machine import Effect, Send, TableMachine  # noqa: E402
 from dudo_p2p.consensus.secrets import EpochSecrets  # noqa: E402
+from dudo_p2p.crypto import vss  # noqa: E402
 from dudo_p2p.crypto.dice import commit, derive_dice, public_draw, reveal_seed, round_seed  # noqa: E402
 from dudo_p2p.crypto.identity import Identity, fingerprint  # noqa: E402
 from dudo_p2p.crypto.shares import closed_palifico_key, open_palifico_key  # noqa: E402
@@ -229,7 +231,8 @@ def open_round(n: int, live: tuple[int, ...]) -> dict[str, object]:
     makes them (EpochSecrets), and each live seat's open key and die."""
     seating = SimpleNamespace(game_id=GAME, n=n, x25519s=[key(s).x25519_public for s in range(n)])
     replica = typing.cast(Any, SimpleNamespace(
-        seating=seating, head=PREV, epoch=SimpleNamespace(participants=live)))
+        seating=seating, head=PREV, epoch=SimpleNamespace(participants=live),
+        deals_keys=lambda: False))
     dealt: dict[int, dict[int, bytes]] = {}
     seats = []
     for d in live:
@@ -250,6 +253,33 @@ def open_round(n: int, live: tuple[int, ...]) -> dict[str, object]:
                      for j, k in keys_.items()}}
 
 
+def dealt_round(n: int, live: tuple[int, ...]) -> dict[str, object]:
+    """A normal round that deals its dice keys (§3.7): each live seat's key (a scalar),
+    Feldman commitments and boxes as on the wire, every share, the key rebuilt from the
+    first t shares, and seat 1's proof of its X25519 value with dealer 0."""
+    seating = SimpleNamespace(game_id=GAME, n=n, x25519s=[key(s).x25519_public for s in range(n)])
+    t = vss.threshold(len(live) - 1)
+    replica = typing.cast(Any, SimpleNamespace(
+        seating=seating, head=PREV, epoch=SimpleNamespace(participants=live, number=EPOCH),
+        key_threshold=lambda: t))
+    seats = []
+    for d in live:
+        x = vss.secret_key(secret("dealt key", d) + secret("dealt key", d, 1))
+        cs, boxes = deal_fields(replica, d, x, key(d))
+        coefs = vss.coefficients(GAME, EPOCH, d, x, t)
+        got = {j: vss.share_for(coefs, j) for j in live if j != d}
+        seats.append({"seat": d, "dice_key": x.hex(), "vss_cs": [c.hex() for c in cs],
+                      "vss_boxes": boxes.hex(),
+                      "shares": {str(j): v.hex() for j, v in got.items()},
+                      "rebuilt_from": sorted(got)[:t],
+                      "rebuilt": vss.recover(got, t).hex()})
+    context = vss.vss_context(GAME, EPOCH, 0, 1)
+    shared, proof = key(1).prove_exchange(key(0).x25519_public, context)
+    return {"live": list(live), "t": t, "seats": seats,
+            "exchange_proof": {"prover": 1, "dealer": 0, "context": context.hex(),
+                               "x25519_value": shared.hex(), "proof": proof.hex()}}
+
+
 def shares() -> dict[str, object]:
     live = (0, 1, 3)
     seed = secret("round seed")
@@ -268,6 +298,7 @@ def shares() -> dict[str, object]:
         "game_id": GAME.hex(), "round_no": EPOCH,
         "open_4_of_4": open_round(4, (0, 1, 2, 3)),
         "open_3_of_4": open_round(4, (0, 1, 3)),
+        "dealt_3_of_4": dealt_round(4, live),
         "closed_3_of_4": {"live": list(live), "owner": owner, "round_seed": seed.hex(),
                           "round_keys": {str(s): secret("key", s).hex() for s in live},
                           "seats": closed},
