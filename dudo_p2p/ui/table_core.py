@@ -3,7 +3,10 @@ table driven only by the session API, without its input map and drawing.
 
 :class:`~dudo_p2p.ui.table.TableScene` adds those (``table_input``, ``table_draw`` and the
 modules it draws with, ``waiting``); they read this class, and this module imports none of
-them, so no module of the table imports another in a circle (``tests/test_layers.py``).
+them, so no module of the table imports another in a circle (``tests/test_layers.py``). What the
+session's events say is folded by :class:`~dudo_p2p.ui.table_model.TableModel`
+(``self.model``), which the drawing reads.
+
 Each update polls the session's events (bids, rounds, reveals, people leaving, cheats), then
 refreshes the seat's view and legal actions. Input maps to actions that are offered by
 ``legal_actions()`` only: a button for an action that is not legal now is disabled, and the
