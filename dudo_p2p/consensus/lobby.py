@@ -93,6 +93,10 @@ GENESIS_EVERY = 0.25
 STAY_EVERY = 1.0
 SEAT_HOLD = 4.0
 SIGN_WITHIN = 4.0
+# The host answers every stay with the roster, so a welcomed joiner that has heard nothing
+# from its host this long takes it as gone (crashed, or its network went) instead of waiting
+# until its player gives up. Ten missed round trips: loss alone does not end a live table.
+HOST_SILENCE = 10.0
 MAX_TARGETS = 16  # hosts a joiner says hello to at once (discovery can offer many)
 ANSWER_EVERY = 0.25  # a seated peer answers one seat's lobby frames at most this often
 UNSPECIFIED = ("", "0.0.0.0", "::")  # a host part that names no address to dial

@@ -19,6 +19,7 @@ from dudo_p2p.consensus.genesis import open_genesis, sign
 from dudo_p2p.consensus.lobby import (
     GENESIS_EVERY,
     HELLO_EVERY,
+    HOST_SILENCE,
     LOBBY_GAME_ID,
     MAX_TARGETS,
     STAY_EVERY,
@@ -74,6 +75,7 @@ class JoinerLobby(Lobby):
         self.roster: tuple[str, ...] = ()  # the names of the host's last welcome
         self.roster_keys: tuple[bytes, ...] = ()  # ... and each seat's key, beside its name
         self.next_stay = 0.0
+        self.heard_host = 0.0  # when our host last sent us a welcome, roster or genesis
 
     # ---- what the node asks ---------------------------------------------------------------
 
@@ -81,9 +83,9 @@ class JoinerLobby(Lobby):
         if self.phase is Phase.SEEKING and self.targets:
             return min(t.next_hello for t in self.targets.values())
         if self.phase is Phase.SIGNING:
-            return self.next_resend
+            return min(self.next_resend, self.heard_host + HOST_SILENCE)
         if self.phase is Phase.GATHERING:
-            return self.next_stay
+            return min(self.next_stay, self.heard_host + HOST_SILENCE)
         return None
 
     def add_target(
@@ -105,8 +107,16 @@ class JoinerLobby(Lobby):
 
     def tick(self, now: float) -> list[LobbyEffect]:
         """Re-send what is owed: hellos while seeking, a stay while waiting for the genesis,
-        our signature while signing."""
+        our signature while signing; give our host up once it has been silent
+        :data:`~.lobby.HOST_SILENCE` seconds (:attr:`RefusalReason.GONE`)."""
         out: list[LobbyEffect] = []
+        if (self.phase in (Phase.GATHERING, Phase.SIGNING) and self.host_pub is not None
+                and now >= self.heard_host + HOST_SILENCE):
+            host = self.host_pub
+            self.phase, self.signing, self.host_pub = Phase.SEEKING, None, None
+            return [Log("warning", f"table {self.table}: the host has not answered for "
+                                   f"{HOST_SILENCE:g} s; giving it up"),
+                    Refused(host, host, RefusalReason.GONE)]
         if self.phase is Phase.SEEKING:
             for key, target in self.targets.items():
                 if now >= target.next_hello:
@@ -145,7 +155,7 @@ class JoinerLobby(Lobby):
         if self.phase is Phase.SEATED:
             return []
         if self.phase is not Phase.SEEKING:
-            return self._on_roster(author, welcome)
+            return self._on_roster(author, welcome, now)
         key = self._target_of(author, sender, address)
         if key is None:
             return [Log("warning", "a welcome from a peer we did not say hello to")]
@@ -167,6 +177,7 @@ class JoinerLobby(Lobby):
         port = welcome.port or target.port
         self.phase = Phase.GATHERING
         self.next_stay = now + STAY_EVERY
+        self.heard_host = now
         self.host_pub = author
         self.host_address = (host, port)
         self.table = welcome.table
@@ -188,11 +199,13 @@ class JoinerLobby(Lobby):
         shown = ", ".join(names.shown(n) for n in self.roster)
         return f"{len(self.roster)}/{self.seats_total}: {shown}"
 
-    def _on_roster(self, author: bytes, welcome: Welcome) -> list[LobbyEffect]:
-        """A welcome from our host after the first: the seats changed, and a genesis we hold
-        (never signed by the host) is withdrawn."""
+    def _on_roster(self, author: bytes, welcome: Welcome, now: float) -> list[LobbyEffect]:
+        """A welcome from our host after the first (an answer to a stay, or the seats
+        changed): our host is there, and a genesis we hold (never signed by the host) is
+        withdrawn."""
         if author != self.host_pub or welcome.game_id != self.game_id:
             return []
+        self.heard_host = now
         problem = _roster_problem(author, welcome)  # one without us: our seat was freed
         if problem is not None:
             return [Log("warning", f"a roster with {problem}; ignored")]
@@ -264,6 +277,7 @@ class JoinerLobby(Lobby):
     def _on_genesis(self, frame: bytes, author: bytes, now: float) -> list[LobbyEffect]:
         if self.host_pub is None or author != self.host_pub:
             return [Log("warning", "a genesis from a peer that is not our host; ignored")]
+        self.heard_host = now
         if self.signing is not None and frame == self.signing.genesis:
             return []
         # A different genesis from our host replaces the one we hold: the host signs last,

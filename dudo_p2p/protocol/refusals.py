@@ -23,7 +23,7 @@ class RefusalReason(enum.Enum):
     WRONG_HOST = "wrong_host"  # joiner's own: the answer is signed by a key it did not choose
     AMBIGUOUS = "ambiguous"  # joiner's own: two hosts offer the code and none was chosen
     NO_OPEN_TABLE = "no_open_table"  # joiner's own: every table seen refused us or is closed
-    GONE = "gone"  # joiner's own: the host left the network (its leaving beacon) unanswered
+    GONE = "gone"  # joiner's own: the host left (its leaving beacon) or went silent
     OTHER = "other"  # a reason this version does not know
 
     @classmethod
@@ -50,6 +50,6 @@ _TEXT = {
     RefusalReason.WRONG_HOST: "the host answering is not the one chosen (its key differs)",
     RefusalReason.AMBIGUOUS: "several hosts offer that code: choose one with CODE@FINGERPRINT",
     RefusalReason.NO_OPEN_TABLE: "no open table",
-    RefusalReason.GONE: "the host left the network before it answered",
+    RefusalReason.GONE: "the host left or stopped answering",
     RefusalReason.OTHER: "refused for a reason this version does not know",
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from lobby_helpers import GAME_ID, Room, ids, table
 
-from dudo_p2p.consensus.lobby import Phase, SendTo, peek_kind
+from dudo_p2p.consensus.lobby import HOST_SILENCE, Phase, SendTo, peek_kind
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.crypto.identity import Identity
@@ -211,3 +211,24 @@ def test_a_host_that_closes_its_table_tells_every_joiner_signed() -> None:
     for who, joiner in zip(people[1:3], joiners[:2], strict=True):
         assert room.refused_by[who.public_key] == [RefusalReason.CLOSED]
         assert joiner.phase is Phase.SEEKING and not joiner.targets  # its node stops
+
+
+def test_a_welcomed_joiner_gives_up_a_host_silent_for_host_silence_not_a_live_one() -> None:
+    people, _, joiners, room = gathered(3, 1)
+    waiting = joiners[0]
+
+    def tick_all_to(start: float, end: float) -> None:
+        now = start
+        while now < end:
+            now = round(now + 0.25, 6)
+            room.tick(now)
+
+    tick_all_to(0.0, 3 * HOST_SILENCE)  # a live host answers every stay: kept
+    assert waiting.phase is Phase.GATHERING and not room.refused
+    room.gone.add(people[0].public_key)  # the host crashes: nothing from it any more
+    last = 3 * HOST_SILENCE
+    tick_all_to(last, last + HOST_SILENCE - 1.5)  # its last answer was < 1 s before
+    assert waiting.phase is Phase.GATHERING, "gave up before HOST_SILENCE"
+    tick_all_to(last + HOST_SILENCE - 1.5, last + HOST_SILENCE + 0.5)
+    assert room.refused_by[people[1].public_key] == [RefusalReason.GONE]
+    assert waiting.phase is Phase.SEEKING and waiting.host_pub is None

@@ -1,6 +1,7 @@
 """The waiting room between real processes on loopback (issue 15): a late joiner at a table
 whose game runs is refused ``started`` at once, by address and by code; a joiner stopped
-while it waits gives its seat back at once (a signed ``leave``)."""
+while it waits gives its seat back at once (a signed ``leave``); a joiner whose host closes
+the table is told, and one whose host dies gives it up after its silence."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from node_helpers import LOOPBACK, Peer, bot_args, free_tcp_port, host_args, loo
 from test_node_lobby_e2e import REFUSED_WITHIN, log_seconds
 
 from dudo_p2p.cli.exits import Exit
+from dudo_p2p.consensus.lobby import HOST_SILENCE
 
 pytestmark = pytest.mark.e2e
 
@@ -107,3 +109,20 @@ def test_a_host_stopped_in_the_waiting_room_tells_its_joiner_the_table_closed(
     assert told - stopped <= LEFT_WITHIN
     assert bot.finish(LATE_EXIT) == Exit.REFUSED, bot.explain()
     assert bot.summary()["refused"] == "closed"
+
+
+def test_a_host_killed_in_the_waiting_room_is_given_up_after_its_silence(
+    tmp_path: Path, peers: list[Peer], beacon_port: int
+) -> None:
+    """The host dies (kill -9: no leave, no leaving beacon) while a bot waits: its stays go
+    unanswered, and after HOST_SILENCE the bot gives the host up and exits 5 ("gone")
+    instead of waiting for its timeout."""
+    host, bot, _, _ = one_waiting(tmp_path, peers, beacon_port)
+    host.kill9()
+    killed = time.monotonic()
+    gone = bot.wait_line("refused: the host left or stopped answering", HOST_SILENCE + 10)
+    assert gone is not None, bot.explain()
+    print(f"\nb1 gave up its killed host {gone - killed:.3f} s after the kill")
+    assert HOST_SILENCE - 1.5 <= gone - killed <= HOST_SILENCE + 5
+    assert bot.finish(LATE_EXIT) == Exit.REFUSED, bot.explain()
+    assert bot.summary()["refused"] == "gone"
