@@ -14,12 +14,17 @@ and nothing else:
   the last session stalled, its second try came 2 s later and a bot game lasts 1.5 s);
 - we ask one serving seat as long as it answers, and move to the next one, in seat order,
   after an ask it left unanswered or could not even be sent (its link is down): a seat that
-  left costs at most one poll, and a live table is never asked twice for the same thing.
+  left costs at most one poll, and a live table is never asked twice for the same thing;
+- which seat first: the one our key *prefers* (a hash of our key picks a seat), as soon as
+  it serves us, else the one we joined. Spectators who all joined the host (the lobby's
+  Watch, a bench) so spread over the seats instead of all pulling from one.
 
 Pure: ``now`` is passed in; the spectator (watching.py) owns one.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 ENLIST_EVERY = 0.5  # watch again to each seat not serving us yet (a fresh link drops it)
 
@@ -27,7 +32,9 @@ ENLIST_EVERY = 0.5  # watch again to each seat not serving us yet (a fresh link 
 class Rotation:
     """The seats serving a spectator and the one asked now (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, me: bytes = b"") -> None:
+        self.me = me  # our key: which seat we prefer
+        self.preferred: bytes | None = None
         self.pubs: tuple[bytes, ...] = ()  # the seats, once the genesis is verified
         self.heard: set[bytes] = set()  # link senders heard from (claimed ids)
         self.current: bytes | None = None  # the seat asked now (None: the link we joined)
@@ -35,15 +42,22 @@ class Rotation:
         self.moves = 0  # times we moved to another seat (a figure for tests and logs)
 
     def seated(self, pubs: tuple[bytes, ...]) -> None:
-        """The genesis is verified: these are the seats. The one we joined (whose frames
-        brought the genesis) is asked first."""
+        """The genesis is verified: these are the seats. The one we prefer is asked first
+        once it serves us; until then the one we joined (whose frames brought the genesis)."""
         self.pubs = pubs
-        self.current = next((p for p in pubs if p in self.heard), None)
+        pick = int.from_bytes(hashlib.sha256(b"dudo-watch-seat" + self.me).digest()[:4], "big")
+        self.preferred = pubs[pick % len(pubs)]
+        if self.preferred in self.heard:
+            self.current = self.preferred
+        else:
+            self.current = next((p for p in pubs if p in self.heard), None)
 
     def heard_from(self, sender: bytes) -> None:
         """A frame came on the link of ``sender`` (claimed): it serves us, if it is a seat."""
+        first = sender not in self.heard
         self.heard.add(sender)
-        if self.current is None and sender in self.pubs:
+        if sender in self.pubs and (self.current is None
+                                    or (first and sender == self.preferred)):
             self.current = sender
 
     @property

@@ -58,6 +58,7 @@ UNSENT_RETRY = 0.1  # ... after an ask whose seat's link was down (the next seat
 # polls without an answer before asking from the epoch's anchor: a seat answers nothing from
 # a length its chain no longer has (a removal voided what we verified past the anchor)
 ASK_ANCHOR_AFTER = 3
+REPLY_CACHE = 8  # replies kept for spectators asking what another just asked
 IDLE_ASKER = 2.5  # a spectator silent this long asks another seat (over 2 polls of 1 s)
 WATCH_KINDS = frozenset({"watch"})
 
@@ -85,6 +86,8 @@ class Desk:
         self.refused = 0  # watch frames refused (the cap)
         self.reached: dict[bytes, int] = {}  # key -> the log length it holds, as far as we know
         self.asked_at: dict[bytes, float] = {}  # key -> when it last asked us
+        # (have, log state) -> (the signed reply, its entry count): see _answer
+        self._replies: dict[tuple[object, ...], tuple[bytes, int]] = {}
 
     def caught_up(self, length: int, now: float) -> bool:
         """Every spectator that pulls from us holds the log up to ``length`` (as far as our
@@ -160,19 +163,31 @@ class Desk:
         return out
 
     def _answer(self, key: bytes, have: int, machine: TableMachine, now: float) -> list[DeskEffect]:
-        """One chunk from ``have``, within the catch-up bounds per asker (sync.py)."""
+        """One chunk from ``have``, within the catch-up bounds per asker (sync.py). A reply
+        is the same frame for every spectator asking the same ``have`` of the same log (it
+        names no asker): it is built and signed once (``_replies``), so spectators moving
+        together cost the seat one signature per chunk, not one each."""
         chain = machine.replica.chain
         self.asked_at[key] = now
         self.reached[key] = max(self.reached.get(key, 0), min(have, len(chain)))
         if have >= len(chain) or not self.pacer.may_answer(self.spectators[key], have, now):
             return []
-        reply = sync_chunk(chain, have, machine.votes.certificates, machine.act_certs)
-        if reply is None:
-            return []
-        self.reached[key] = max(self.reached.get(key, 0), have + len(reply.entries))
-        sealed = seal_envelope(self.identity, machine.seating.game_id,
-                               machine.replica.epoch.number, 0, reply)
-        return [SendTo(key, sealed.to_bytes())]
+        state = (have, len(chain), machine.replica.head, machine.replica.epoch.number,
+                 len(machine.act_certs), len(machine.votes.certificates))
+        cached = self._replies.get(state)
+        if cached is None:
+            reply = sync_chunk(chain, have, machine.votes.certificates, machine.act_certs)
+            if reply is None:
+                return []
+            sealed = seal_envelope(self.identity, machine.seating.game_id,
+                                   machine.replica.epoch.number, 0, reply)
+            cached = (sealed.to_bytes(), len(reply.entries))
+            if len(self._replies) >= REPLY_CACHE:
+                del self._replies[next(iter(self._replies))]  # the oldest
+            self._replies[state] = cached
+        frame, entries = cached
+        self.reached[key] = max(self.reached.get(key, 0), have + entries)
+        return [SendTo(key, frame)]
 
 
 def record_item(data: bytes) -> object:
@@ -232,7 +247,7 @@ class Spectator:
         self.retried_from: int | None = None  # asked again from the anchor after a misfit
         self.empty_polls = 0
         self.rebuilds = 0  # times a removal voided items we had verified
-        self.rotation = Rotation()  # which seat we ask (rotation.py)
+        self.rotation = Rotation(identity.public_key)  # which seat we ask (rotation.py)
 
     # ---- what to send ----------------------------------------------------------------------
 

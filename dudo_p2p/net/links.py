@@ -284,7 +284,16 @@ class Links:
         link was replaced (its queue is lost, as it was with the connection). Notes, for
         :meth:`take_up`, the links whose connection came up (ZMTP handshake done)."""
         replaced: list[bytes] = []
+        if not self._dealers:
+            return replaced
+        # one poll over every monitor: this runs on every step of the node, and a read (or
+        # a ZMQ_EVENTS query) per link cost a seat with 4 spectators' links more than
+        # answering them (bench spectators, profile: 6,009 refused reads in 100 bids)
+        ready = {sock for sock, _ in zmq.zmq_poll(
+            [(entry.monitor, zmq.POLLIN) for entry in self._dealers.values()], 0)}
         for peer_id, entry in list(self._dealers.items()):
+            if entry.monitor not in ready:
+                continue
             dropped, up = _drained_events(entry.monitor)
             if up and not dropped:
                 self._up.add(peer_id)
