@@ -129,6 +129,10 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "watch` spectators of the host, alternating", (
         Figure("bid_final_ms_p50_nospec", "ms"), Figure("bid_final_ms_p99_nospec", "ms"),
         Figure("bid_final_ms_p50_4spec", "ms"), Figure("bid_final_ms_p99_4spec", "ms"),
+        Figure("host_cpu_ms_per_action_nospec", "ms"),
+        Figure("host_cpu_ms_per_action_4spec", "ms"),
+        Figure("peer_cpu_ms_per_action_nospec", "ms"),
+        Figure("peer_cpu_ms_per_action_4spec", "ms"),
         Figure("spectator_moves_min", "moves")),
         _spectators),
     Measurement("game", "whole 6-peer easy-bot game, `dudo-p2p sim`", (

@@ -29,6 +29,7 @@ from dudo_p2p.bench.figures import Value, percentile
 from dudo_p2p.bench.procs import Child, ChildFailed, children_of, peak_rss_mb, stop_all
 
 START_TIMEOUT_S = 30.0  # the host's first line: Python start-up on a loaded 2-core machine
+WATCH_READY = "watch: waiting for the table"  # what `dudo-p2p watch` says once it is up
 PEER_MODULE = "dudo_p2p.bench.peer"
 BID_KIND = "Raise"
 
@@ -106,13 +107,21 @@ class Table:
             kind, _, port = host.read_line(START_TIMEOUT_S).partition(" ")
             if kind != "port":
                 raise ChildFailed(f"host said {kind!r}, not its port")
-            for i in range(1, n):
-                self.children.append(Child.python(PEER_MODULE, "--join", port, *common(i)))
-            # spectators of the host (`dudo-p2p watch`), not peers: not in children/logs
+            # spectators of the host (`dudo-p2p watch`), not peers: not in children/logs.
+            # Started, and up (imports done, socket bound), before the joiners: a Python
+            # start costs ~1 s of CPU, which 4 of them spent during the first bids measured
             self.watchers = [Child.python(
                 "dudo_p2p", "watch", "--join", f"127.0.0.1:{port}", "--bind", "127.0.0.1",
                 "--identity", str(work / f"spectator{k}"), "--json", "--timeout", "120",
             ) for k in range(spectators)]
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while not all(WATCH_READY in w.stderr_tail() for w in self.watchers):
+                if time.monotonic() > deadline:
+                    raise ChildFailed("a spectator did not start: " + " / ".join(
+                        w.stderr_tail() for w in self.watchers))
+                time.sleep(0.02)
+            for i in range(1, n):
+                self.children.append(Child.python(PEER_MODULE, "--join", port, *common(i)))
         except BaseException:
             self.close()
             raise
@@ -214,7 +223,10 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
     p50 = percentile(latencies, 50)
     if spectators and min(table.watched, default=0) == 0:
         raise ChildFailed(f"a spectator verified no move: {table.watched}")
+    host_cpu = table.logs[0].cpu_s
     return {"bid_final_ms_p50": p50, "bid_final_ms_p99": percentile(latencies, 99),
+            "host_cpu_ms_per_action": host_cpu / actions * 1000
+            if host_cpu is not None and actions else None,
             "spectator_moves_min": float(min(table.watched)) if spectators else None,
             "consensus_ratio": _ratio(p50, rtt_us), "bids_measured": float(len(latencies)),
             "peer_cpu_ms_per_action": sum(cpu) / len(cpu) / actions * 1000
@@ -224,7 +236,9 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
 def with_spectators(quick: bool, count: int = 4) -> dict[str, Value]:
     """The consensus figure with ``count`` spectators attached and without, alternating
     (without, with, without, with; once each with ``quick``): p50/p99 over each side's runs
-    pooled as medians of the runs' figures."""
+    pooled as medians of the runs' figures; and the host's CPU per action on each side (the
+    work a seat does for its spectators, apart from the spectators' own CPU on the shared
+    cores)."""
     want = 30 if quick else 100
     runs = 1 if quick else 2
     sides: dict[int, list[dict[str, Value]]] = {0: [], count: []}
@@ -241,6 +255,10 @@ def with_spectators(quick: bool, count: int = 4) -> dict[str, Value]:
             "bid_final_ms_p99_nospec": median("bid_final_ms_p99", 0),
             "bid_final_ms_p50_4spec": median("bid_final_ms_p50", count),
             "bid_final_ms_p99_4spec": median("bid_final_ms_p99", count),
+            "host_cpu_ms_per_action_nospec": median("host_cpu_ms_per_action", 0),
+            "host_cpu_ms_per_action_4spec": median("host_cpu_ms_per_action", count),
+            "peer_cpu_ms_per_action_nospec": median("peer_cpu_ms_per_action", 0),
+            "peer_cpu_ms_per_action_4spec": median("peer_cpu_ms_per_action", count),
             "spectator_moves_min": min((r["spectator_moves_min"] for r in sides[count]
                                         if isinstance(r["spectator_moves_min"], float)),
                                        default=None)}

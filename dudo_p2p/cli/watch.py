@@ -74,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         host, port = args.join
     identity = common.load_identity(args.identity)
     session = WatchSession(identity, host, port, table=table or "", pin=pin, bind=args.bind)
+    print(f"watch: waiting for the table at {host}:{port} (our link port "
+          f"{session.watcher.links.port})", file=sys.stderr, flush=True)
     code, line = watch_to_the_end(session, args.timeout, None if args.json else _say)
     spectator = session.watcher.spectator
     done = spectator.progress()
