@@ -254,6 +254,10 @@ ES: dict[str, str] = {
     "cheat.other": "¡Trampa! {name} fue descubierto y queda fuera",
     "notice.unknown": "Aviso de la mesa: {key}",
     "watch.verified": "Verificado hasta la jugada {a0}",
+    "table.watching": "Mirando",
+    "table.watching_help": "Sin asiento: cada jugada se verifica antes de mostrarla; los "
+                           "dados quedan tapados hasta que se levantan",
+    "table.watching_note": "Estás mirando la mesa: nadie te espera",
     "watch.not_verified": "NO verificado: {a0}",
     "lobby.watch": "Mirar",
     "lobby.records": "Abrir una partida",
@@ -538,6 +542,10 @@ EN: dict[str, str] = {
     "cheat.other": "Cheat! {name} was caught and is out",
     "notice.unknown": "Table notice: {key}",
     "watch.verified": "Verified to move {a0}",
+    "table.watching": "Watching",
+    "table.watching_help": "No seat: every move is verified before it is shown; the dice "
+                           "stay under the cups until they are lifted",
+    "table.watching_note": "You are watching the table: nobody waits for you",
     "watch.not_verified": "NOT verified: {a0}",
     "lobby.watch": "Watch",
     "lobby.records": "Open a record",

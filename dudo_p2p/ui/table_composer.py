@@ -50,6 +50,10 @@ def draw_composer(scene: TableCore, surface: pygame.Surface) -> None:
     draw.panel(surface, box)
     if scene.handover_seat is not None or scene.model.winner is not None:
         return
+    if scene.watching:  # a spectator plays nothing: no controls that can never light up
+        draw.text(surface, tr("table.watching_note"), box.center, 28, theme.CREAM,
+                  anchor="center", max_width=box.width - 40)
+        return
     if not scene.hotseat and not view.state.alive[scene.session.seat]:
         # out of the game: no controls that can never light up, nor "wait for your turn"
         draw.text(surface, tr("table.you_are_out"), box.center, 30, theme.CREAM,

@@ -126,6 +126,11 @@ class TableCore(Scene):
         """Several humans share this screen."""
         return self.request.kind == "hotseat"
 
+    @property
+    def watching(self) -> bool:
+        """A spectator's table (the lobby's Watch): no seat is ours, nothing to play."""
+        return self.request.kind == "watch"
+
     def enter(self) -> None:
         self.now = self.host.clock()
         self.entered_at = self.now  # a join unanswered JOIN_ANSWER_S after this fails

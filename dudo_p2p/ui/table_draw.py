@@ -198,7 +198,7 @@ def _seat(scene: TableCore, surface: pygame.Surface, seat: int, hide_all: bool) 
         pygame.draw.rect(surface, theme.GOLD, plate.inflate(6, 6), width=3, border_radius=12)
     info = scene.players[seat] if seat < len(scene.players) else None
     name = _name(scene, seat)
-    if seat == me and not scene.hotseat:
+    if seat == me and not scene.hotseat and not scene.watching:
         name = f"{name} ({scene.tr('table.you')})"
     draw.text(surface, name, (plate.left + 10, plate.top + 6), 26,
               theme.GOLD if to_act else (theme.CREAM if alive else theme.DIM), shadow=False,
@@ -269,6 +269,11 @@ def _own_hand(scene: TableCore, surface: pygame.Surface, hide_all: bool) -> None
     assert view is not None
     box = own_hand_rect()
     draw.panel(surface, box)
+    if scene.watching:  # a spectator holds no hand: say what it is looking at instead
+        draw.text(surface, tr("table.watching"), (box.left + 14, box.top + 10), 28, theme.GOLD)
+        draw.text_block(surface, tr("table.watching_help"), box.inflate(-28, -60).move(0, 20),
+                        22, theme.CREAM)
+        return
     draw.text(surface, tr("table.your_dice"), (box.left + 14, box.top + 10), 28, theme.GOLD)
     dice = view.own_dice
     if hide_all:

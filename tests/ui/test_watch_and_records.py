@@ -29,7 +29,7 @@ from dudo_p2p.node.node import NetConfig, Node
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import Session
 from dudo_p2p.session.watch_session import WatchSession
-from dudo_p2p.ui import request
+from dudo_p2p.ui import draw, request
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.replay_records import RecordsScene
@@ -38,7 +38,7 @@ from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
-from .helpers import click_button, key
+from .helpers import TextRecorder, click_button, key
 
 PUMP_S = 10.0  # bound on real time for loopback nodes to seat and the spectator to verify
 
@@ -136,7 +136,8 @@ def test_a_typed_path_that_is_no_record_opens_nothing(
 
 
 def test_watch_with_the_real_factory_shows_a_seated_table_every_hand_hidden(
-        clock: FakeClock, surface: pygame.Surface, nodes: list[Node], beacon_port: int) -> None:
+        clock: FakeClock, surface: pygame.Surface, nodes: list[Node], beacon_port: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     net = NetConfig(bind="127.0.0.1", beacon_port=beacon_port, broadcast=["127.255.255.255"])
     host = Node.host(Identity.generate(), "Ana", net, seats=2, rules=RuleSet(),
                      turn_timer_ms=0)
@@ -166,5 +167,10 @@ def test_watch_with_the_real_factory_shows_a_seated_table_every_hand_hidden(
         view = session.view()
         assert view.own_dice is None and not view.others  # a spectator sees no hand
         assert session.legal_actions() == []
+        recorder = TextRecorder()
+        monkeypatch.setattr(draw, "text", recorder)
+        shown = recorder.frame(app)
+        assert "Watching" in shown and "Your dice" not in shown  # no hand, no seat of ours
+        assert not any("(you)" in line for line in shown)
     finally:
         app.scene.leave()
