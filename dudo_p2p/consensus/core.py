@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus.acts import ActRace
 from dudo_p2p.consensus.bindings import ReplayGuard, ack_context
+from dudo_p2p.consensus.cuts import Cuts
 from dudo_p2p.consensus.effects import Effect, Emit
 from dudo_p2p.consensus.faults import EntryBook, VoteBook
 from dudo_p2p.consensus.liveness import Beats
@@ -74,6 +75,7 @@ class MachineCore(ABC):
         self.buffer: list[Envelope] = []
         self.sent: set[tuple[int, str]] = set()
         self.votes = VoteBook()
+        self.cuts = Cuts(me)  # seats that cannot hear a seat we hear: we relay to them
         self.replays = ReplayGuard()  # acks and votes taken: the same frame again is a replay
         self.talk_book = TalkBook()  # table talk: pace and replays (never in the log)
         self.act_certs: dict[bytes, list[bytes]] = {}  # chained act digest -> its acks

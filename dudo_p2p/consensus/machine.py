@@ -169,6 +169,8 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         assert author is not None  # known_authors guarantees it
         if author == self.seat:
             return self._flush(now)  # our own message relayed back
+        if isinstance(env.body, Vote):
+            self._note_cut(author, env.body, now)
         try:
             self._check_context(env)
         except RemoteProtocolError as exc:
@@ -180,7 +182,22 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
             self._dispatch(author, env, now)
         except DudoError as exc:  # remote faults, and illegal actions a peer signed
             self._out.append(Log("warning", f"rejected {env.kind} from seat {author}: {exc}"))
+            return self._flush(now)
+        for seat in self.cuts.relay_to(author, env.kind, env.digest()):  # cuts.py
+            self._out.append(Send(frame, to=seat))
         return self._flush(now)
+
+    def _note_cut(self, voter: int, vote: Vote, now: float) -> None:
+        """A signed vote, even one of an epoch we left (stale for the tally, it still says
+        what its author hears): a seat we hear voted out for silence is cut off from its
+        voter, and we relay its entries to it from now on (:mod:`~dudo_p2p.consensus.cuts`)."""
+        target = self.seating.seat_of(vote.target)
+        if target is None:
+            return
+        heard = not self.timers.silent(target, now)
+        if self.cuts.note(voter, target, Reason.parse(vote.reason), heard):
+            self._out.append(Log("info", f"seat {voter} votes seat {target} out, which we "
+                                         "hear: we relay that seat's entries to it"))
 
     def heard(self, seat: int, now: float) -> None:
         """A fresh frame from ``seat`` arrived on its own proven connection (the node's call,

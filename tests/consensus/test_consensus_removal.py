@@ -313,6 +313,30 @@ def test_a_one_way_cut_costs_one_withdrawal_not_a_removal_or_a_stall_every_round
     assert sum("withdrew our vote against seat 1" in t for t in net.logs[2]) == 1
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("both", [False, True], ids=["one-way", "both-ways"])
+def test_two_seats_cut_from_each_other_finish_within_seconds_through_a_third(
+    seed: int, both: bool
+) -> None:
+    """Seats 1 and 2 cannot hear each other (one way, or both ways as a one-way block ends
+    up at the TCP level), seat 0 hears both. Once one of them votes the other out for
+    silence, seat 0, which hears that seat, relays its entries and acks to the voter
+    (cuts.py). Before, each step waited for a re-send or a heartbeat (1 s): 12-30 s after
+    the cut, and with the cut both ways seeds 2 and 3 never finished (seat 0 eliminated,
+    seats 1 and 2 each waiting for the other's act for ever)."""
+    net = FakeNet(3, FAST, seed=seed)
+    net.run_until(lambda: bidding(net))
+    cut = {(1, 2), (2, 1)} if both else {(1, 2)}
+    original = net.route
+    net.route = lambda s, d, f, now: [] if (s, d) in cut else original(s, d, f, now)
+    began = net.now
+    net.run_until(lambda: all(m.over for m in net.machines), max_steps=400_000)
+    assert net.now - began < 12.0
+    finished = [s for s in range(3) if not net.machines[s].removed_me]
+    assert len({net.machines[s].replica.head for s in finished}) == 1
+    assert all(not left(net, s) for s in range(3)) or both, "one way: nobody is removed"
+
+
 def test_a_seat_we_once_doubted_is_still_voted_out_with_the_others_when_it_dies() -> None:
     """The doubt is about our link, not a pardon: when the doubted seat really dies, another
     seat's vote is seconded and the removal completes."""
