@@ -9,8 +9,8 @@ seat, with these differences:
   dice; the revealed ones are in the round results). ``ready`` is False until the genesis and
   every seat's signature are verified; ``view()`` raises InvalidValue before that.
 - ``legal_actions()`` is always empty and ``submit`` always raises IllegalAction.
-- ``poll_events()`` says ``GameStarted`` once seated, ``Notice("watch.verified", (N,))``
-  whenever the verified log ends another round, at move N ("verified to move N"),
+- ``poll_events()`` says ``GameStarted`` once seated, ``RoundResolved`` for every round the
+  verified log ends, then ``Notice("watch.verified", (N,))`` at move N ("verified to move N"),
   ``Notice("watch.not_verified", (why,))`` once if an item does not verify (nothing after it
   is shown), and ``GameOver`` when the verified log ends the game.
 - ``started`` is ``ready``: a window shows "waiting for the table" until then.
@@ -18,7 +18,7 @@ seat, with these differences:
 
 from __future__ import annotations
 
-from dudo_p2p.consensus.events import Event, GameOver, GameStarted, Notice
+from dudo_p2p.consensus.events import Event, GameOver, GameStarted, Notice, RoundResolved
 from dudo_p2p.consensus.watching import Verified
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.errors import IllegalAction, InvalidValue
@@ -78,9 +78,12 @@ class WatchSession:
             self._told_start = True
             out.append(GameStarted(spec.seating.names, spec.seating.rules))
         done = spec.progress()
-        rounds = len(spec.verifier.replica.engine.results) if spec.verifier is not None else 0
-        if done is not None and rounds != self._told_rounds:
-            self._told_rounds = rounds
+        results = spec.verifier.replica.engine.results if spec.verifier is not None else ()
+        if done is not None and len(results) > self._told_rounds:
+            # each round verified since we last looked: its reveal (the table lifts the cups
+            # and says who lost), then the badge line
+            out.extend(RoundResolved(r) for r in results[self._told_rounds:])
+            self._told_rounds = len(results)
             out.append(Notice("watch.verified", (str(done.moves),)))
         if spec.flagged is not None and not self._told_flag:
             self._told_flag = True

@@ -26,8 +26,9 @@ from dudo_p2p.cli.play import NetworkTables
 from dudo_p2p.consensus.record import verify_record
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.node.node import NetConfig, Node
-from dudo_p2p.rules import RuleSet
+from dudo_p2p.rules import Dudo, RuleSet
 from dudo_p2p.session import Session
+from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.session.watch_session import WatchSession
 from dudo_p2p.ui import draw, request
 from dudo_p2p.ui.app import App
@@ -172,5 +173,22 @@ def test_watch_with_the_real_factory_shows_a_seated_table_every_hand_hidden(
         shown = recorder.frame(app)
         assert "Watching" in shown and "Your dice" not in shown  # no hand, no seat of ours
         assert not any("(you)" in line for line in shown)
+        # the two seats play (a call as soon as one is legal): the spectator's table shows a
+        # round's reveal, the very result the seats' own engines resolved
+        seats = [NodeSession(host), NodeSession(joiner)]
+        end = time.monotonic() + 4 * PUMP_S
+        while scene.model.last_round is None:
+            assert time.monotonic() < end, "no round was verified and shown"
+            for seat in seats:
+                seat.wait(0.01)
+                seat.poll_events()
+                legal = seat.legal_actions()
+                if legal:
+                    seat.submit(next((a for a in legal if isinstance(a, Dudo)), legal[0]))
+            session.wait(0.01)
+            app.frame()
+        result = scene.model.last_round.result  # the latest round verified (one or several)
+        assert host.machine is not None
+        assert result in host.machine.replica.engine.results
     finally:
         app.scene.leave()
