@@ -22,6 +22,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dudo_p2p import paths
@@ -30,14 +31,17 @@ from dudo_p2p.cli import common
 from dudo_p2p.cli.bot_table import spawn_bot_peers, start_bot_table
 from dudo_p2p.consensus.presence import HUMAN_GRACE
 from dudo_p2p.crypto.identity import Identity, fingerprint
+from dudo_p2p.errors import DudoError
 from dudo_p2p.net.beacon import Beacon, TableState
 from dudo_p2p.net.discovery import Discovery
+from dudo_p2p.node import journal as jr
 from dudo_p2p.node.node import NetConfig, Node
 from dudo_p2p.session import Session
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import app
 from dudo_p2p.ui.local_tables import local_factory
 from dudo_p2p.ui.request import TableRequest, Unavailable, parse_address
+from dudo_p2p.ui.resume_prompt import ResumeOffer
 
 DEFAULT_TURN_TIMER_S = 60.0
 # the bots "start now" calls to empty seats (names apart from the created table's bots')
@@ -121,6 +125,8 @@ class NetworkTables:
                 return self._join(request)
             case "watch":
                 return self._watch(request)
+            case "resume":
+                return self._resume(request)
         raise Unavailable(request.kind)
 
     def _net(self) -> NetConfig:
@@ -156,6 +162,13 @@ class NetworkTables:
         bot = make_bot(request.bot_level, random.Random())
         return NodeSession(node, timer_bot=bot.decide)
 
+    def _resume(self, request: TableRequest) -> Session:
+        """Our seat back in the interrupted game journalled at ``request.journal``."""
+        journal = Path(request.journal)
+        node = Node.resume(self.identity, request.name or self.name, self._net(), journal)
+        node.auto_journal = journal  # ours to delete once the game is over
+        bot = make_bot(request.bot_level, random.Random())
+        return NodeSession(node, timer_bot=bot.decide)
 
     def _watch(self, request: TableRequest) -> Session:
         """A spectator of the table at ``request.address`` (protocol.md §4.9 "Watching")."""
@@ -174,6 +187,19 @@ def local_tables(request: TableRequest) -> Session:
     return local_factory(request, bot_maker=lambda level, rng: make_bot(level, rng).decide)
 
 
+def resume_offer(identity: Identity, directory: Path) -> ResumeOffer | None:
+    """The interrupted game of ours the window offers to resume: the newest journal of a
+    game where ``identity`` sits (``find_resumable``), with its table code; None if none."""
+    journal = jr.find_resumable(directory, identity)
+    if journal is None:
+        return None
+    try:
+        seated = jr.parse_seating(jr.read(journal)[0])
+    except (OSError, IndexError, DudoError):
+        return None
+    return ResumeOffer(seated.seating.table, journal)
+
+
 def run(args: argparse.Namespace) -> int:
     common.setup_logging(args.verbose)
     no_window = not app.has_display(os.environ) and not args.screenshot
@@ -184,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
     identity = common.load_identity(args.identity)
     directory = LanDirectory(args.beacon_port, args.broadcast)
     try:
-        return app.run(args, session_factory=NetworkTables(args, identity), directory=directory)
+        return app.run(args, session_factory=NetworkTables(args, identity), directory=directory,
+                       resume=resume_offer(identity, paths.journal_dir()))
     finally:
         directory.close()

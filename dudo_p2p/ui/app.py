@@ -39,6 +39,7 @@ from dudo_p2p.ui.request import (
     Unavailable,
     hotseat_names,
 )
+from dudo_p2p.ui.resume_prompt import ResumeOffer, ResumePrompt
 from dudo_p2p.ui.scene import Scene
 from dudo_p2p.ui.settings import Settings
 from dudo_p2p.ui.sound import SoundBank
@@ -279,9 +280,10 @@ def has_display(environ: Mapping[str, str]) -> bool:
 
 
 def run(args: argparse.Namespace, *, session_factory: SessionFactory,
-        directory: TableDirectory | None = None) -> int:
+        directory: TableDirectory | None = None, resume: ResumeOffer | None = None) -> int:
     """Handle ``dudo-p2p play`` (the CLI injects the session factory: real bot peers and the
-    LAN, or in-process tables). See the module docstring for the exit codes."""
+    LAN, or in-process tables; and ``resume``, an interrupted game of ours, which the window
+    offers to resume before the lobby). See the module docstring for the exit codes."""
     lang = args.lang or default_lang(os.environ)
     tr = Tr(lang)
     typed_names = tuple(args.names.split(",")) if getattr(args, "names", None) else ()
@@ -326,6 +328,8 @@ def run(args: argparse.Namespace, *, session_factory: SessionFactory,
             if app.error is not None:
                 print(app.error, file=sys.stderr)
                 return 1
+        elif resume is not None and not screenshot:
+            app.switch(ResumePrompt(app, resume))
         return app.run_loop(screenshot, max_seconds=60.0 if screenshot else None)
     finally:
         app.scene.leave()  # closes the table's session: bot peers stop, the peer says bye

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from dudo_p2p.session.events import CheatKind, Outcome, Reason
-from dudo_p2p.ui import rule_texts
+from dudo_p2p.ui import resume_texts, rule_texts
 
 LANGS = ("es", "en")
 
@@ -640,10 +640,10 @@ EN: dict[str, str] = {
     "wait.filling": "Calling {n} bots to the empty seats...",
 }
 
-# the one catalogue: these words and the rule texts (rule_texts.py)
+# the one catalogue: these words, the rule texts (rule_texts.py) and the resume prompt's
 CATALOGUE: Mapping[str, Mapping[str, str]] = {
-    "es": {**ES, **rule_texts.ES},
-    "en": {**EN, **rule_texts.EN},
+    "es": {**ES, **rule_texts.ES, **resume_texts.ES},
+    "en": {**EN, **rule_texts.EN, **resume_texts.EN},
 }
 
 

@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import Session
 
-RequestKind = Literal["bots", "create", "join", "hotseat", "watch"]
+RequestKind = Literal["bots", "create", "join", "hotseat", "watch", "resume"]
 BOT_LEVELS = ("easy", "normal", "hard", "expert")
 TIMER_CHOICES: tuple[float | None, ...] = (None, 30.0, 60.0, 90.0)
 
@@ -32,7 +32,9 @@ class TableRequest:
     - ``hotseat``: ``players`` humans (2..6) pass one device around, called ``names`` (as
       typed; :func:`hotseat_names` cleans them; a missing or empty one is "Jugador n");
     - ``watch``: watch the table at ``address`` without a seat (``code``: its
-      ``CODE@FINGERPRINT``, checked against what answers), every entry verified.
+      ``CODE@FINGERPRINT``, checked against what answers), every entry verified;
+    - ``resume``: take our seat back in the interrupted game whose ``journal`` is given
+      (:mod:`~dudo_p2p.ui.resume_prompt`).
 
     ``name``: our name at a networked table, from the lobby's name field ("": the
     program's default).
@@ -49,6 +51,7 @@ class TableRequest:
     names: tuple[str, ...] = ()
     name: str = ""
     code: str = ""
+    journal: str = ""  # resume: the journal of the interrupted game (resume_prompt.py)
 
 
 class TableListing(Protocol):
