@@ -16,7 +16,7 @@ import argparse
 import sys
 from typing import Any
 
-from dudo_p2p.cli import common
+from dudo_p2p.cli import common, headless
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DudoError
 from dudo_p2p.node.node import Node
@@ -73,4 +73,4 @@ def run(args: argparse.Namespace) -> int:
     except (DudoError, OSError) as exc:
         print(f"bot: {exc}", file=sys.stderr)
         return 2
-    return common.play_headless(node, args, label=name)
+    return headless.play_headless(node, args, label=name)

@@ -1,5 +1,6 @@
 """What ``host``, ``bot``, ``tables`` and ``sim`` share: network options, identities, logging,
-and the loop that plays one seat to the end and prints the ``--json`` summary.
+and the end of a game: its exit code, why it ended, its progress lines and the ``--json``
+summary (the loop that plays a seat is :mod:`~dudo_p2p.cli.headless`).
 
 Network options (every command that opens sockets): ``--identity PATH`` (default
 :func:`~dudo_p2p.node.keystore.default_identity_path`), ``--beacon-port`` (47474),
@@ -16,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import random
 import signal
 import sys
 from collections.abc import Callable
@@ -25,11 +25,11 @@ from types import FrameType
 from typing import Any
 
 from dudo_p2p import paths
-from dudo_p2p.bots import LEVELS, make_bot
+from dudo_p2p.bots import LEVELS
 from dudo_p2p.cli.exits import Exit
 from dudo_p2p.consensus.reasons import Outcome
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
-from dudo_p2p.errors import DudoError, InvalidValue
+from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.beacon import is_table_code
 from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT
 from dudo_p2p.node import journal as jr
@@ -45,7 +45,6 @@ from dudo_p2p.session.events import (
     SeatReconnected,
 )
 from dudo_p2p.session.node_session import NodeSession
-from dudo_p2p.session.watch_session import seat_to_watch_from
 
 DEFAULT_TIMEOUT = 900.0  # seconds: a headless peer gives up rather than hang for ever
 
@@ -211,44 +210,6 @@ def ending(session: NodeSession, code: Exit, interrupted: bool) -> str | None:
             return f"the table refused us: {'; '.join(r.text for r in refusals)}"
     why = "interrupted" if interrupted else "timed out"
     return f"game not finished ({why})"
-
-
-def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
-    """Play our seat with a bot of ``args.level`` until the game ends and the others have our
-    last entries; print a progress line per round on stderr and the summary on stdout."""
-    stop = Stop()
-    rng = random.Random(args.seed)
-    bot = make_bot(args.level, rng)
-    session = NodeSession(node, timer_bot=bot.decide, is_bot=True)
-    deadline = node.clock() + args.timeout
-    try:
-        while not stop.requested and node.clock() < deadline and node.gave_up is None:
-            session.wait(0.05)
-            for event in session.poll_events():
-                progress(label, session, event)
-            legal = session.legal_actions()
-            if legal:
-                session.submit(bot.decide(session.view(), legal))
-            if node.settled():
-                break
-        if args.record is not None:
-            write_record(session, args.record)
-    except DudoError as exc:
-        print(f"{label}: {exc}", file=sys.stderr)
-    summary = node.summary()
-    code = game_exit(session)
-    watch_from = seat_to_watch_from(node) if code is Exit.REMOVED and args.then_watch else None
-    table = (node.table_code or "") if session.started else ""  # seated: the genesis code
-    session.close()
-    if watch_from is not None:  # our key may watch the game it left (protocol.md §4.9)
-        from dudo_p2p.cli.watch import keep_watching
-
-        summary["watched"] = keep_watching(node.identity, watch_from, table, args, label)
-    if node.gave_up is not None:
-        print(f"{names.shown(label)}: refused: {node.seeker.why}", file=sys.stderr, flush=True)
-        emit_summary({**summary, "outcome": "refused", "refused": node.gave_up.value}, args.json)
-        return Exit.REFUSED
-    return finish(names.shown(label), session, code, stop.requested, summary, args.json)
 
 
 def finish(

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from dudo_p2p.bots import make_bot
-from dudo_p2p.cli import common
+from dudo_p2p.cli import common, headless
 from dudo_p2p.consensus.presence import HUMAN_GRACE
 from dudo_p2p.crypto.identity import fingerprint
 from dudo_p2p.errors import DudoError, IllegalAction
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"host: table {code}, {args.players} seats, link port {node.links.port}",
           file=sys.stderr, flush=True)
     if args.headless:
-        return common.play_headless(node, args, label=name)
+        return headless.play_headless(node, args, label=name)
     return play_terminal(node, args, name)
 
 

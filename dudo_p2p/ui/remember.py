@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import getpass
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from dudo_p2p.errors import DudoError
 from dudo_p2p.rules import RuleSet
@@ -19,7 +19,19 @@ from dudo_p2p.ui.request import BOT_LEVELS, TIMER_CHOICES, clean_name
 from dudo_p2p.ui.settings import Settings
 
 if TYPE_CHECKING:
-    from dudo_p2p.ui.lobby import LobbyScene
+    from dudo_p2p.ui.widgets import TextField
+
+
+class Choices(Protocol):
+    """What is kept of a lobby (``LobbyScene`` is one): typed here, not imported, so that
+    this module does not import the lobby that imports it."""
+
+    name_field: TextField
+    level: str
+    n_bots: int
+    create_bots: int
+    timer_index: int
+    rules: RuleSet
 
 
 def login_name() -> str:
@@ -37,7 +49,7 @@ def saved_lang(settings: Settings) -> str | None:
     return lang if isinstance(lang, str) and lang in LANGS else None
 
 
-def restore(lobby: LobbyScene, settings: Settings) -> None:
+def restore(lobby: Choices, settings: Settings) -> None:
     """Put the stored choices back into a new lobby."""
     name = settings.get("name")
     lobby.name_field.value = clean_name(name) if isinstance(name, str) and name else login_name()
@@ -59,7 +71,7 @@ def restore(lobby: LobbyScene, settings: Settings) -> None:
             pass  # a rule set this version refuses: the defaults
 
 
-def remember(lobby: LobbyScene, settings: Settings) -> None:
+def remember(lobby: Choices, settings: Settings) -> None:
     """Store the lobby's choices (called when a table is asked for)."""
     settings.update({
         "name": clean_name(lobby.name_field.value),
