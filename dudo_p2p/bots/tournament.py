@@ -1,4 +1,5 @@
-"""``dudo-p2p tournament``: bots against bots in-process, with honest statistics.
+"""Bots against bots in-process, with honest statistics (the ``dudo-p2p tournament`` command
+is :mod:`~dudo_p2p.bots.tournament_cli`).
 
 ``--bots A,B,...`` lists one level per seat; when it is shorter than ``--players`` the last
 level fills the remaining seats (``--players 4 --bots expert,normal`` is one expert against
@@ -14,8 +15,6 @@ wins a fair k/P share scores 0). With ``--json`` the last stdout line is
 
 from __future__ import annotations
 
-import argparse
-import json
 import multiprocessing
 import random
 import sys
@@ -152,81 +151,3 @@ def _count(
 def _progress_line(done: int, total: int) -> None:
     if done % max(1, total // 50) == 0 or done == total:
         print(f"\rtournament: {done}/{total} games", end="", file=sys.stderr, flush=True)
-
-
-def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``tournament`` on the CLI's subparsers (``run`` is its handler)."""
-    p = subparsers.add_parser("tournament", help="bots against bots, with win rates and CIs")
-    p.add_argument("--players", type=int, default=2, help="seats at the table (2..6)")
-    p.add_argument("--games", type=int, default=200, help="games to play (whole rotations)")
-    p.add_argument("--bots", help="levels (or pool:STYLE members) per seat, e.g. expert,normal")
-    p.add_argument("--matrix", action="store_true",
-                   help="every level against every sparring-pool member (a cell per pairing)")
-    p.add_argument("--levels", help="--matrix: levels to play (default easy,normal,hard,expert)")
-    p.add_argument("--pool", help="--matrix: pool members to meet (default all)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE")
-    p.add_argument("--workers", type=int, default=2, help="processes (1: in this process)")
-    p.add_argument("--json", action="store_true", help="last stdout line is a JSON summary")
-    p.set_defaults(handler=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the tournament described by ``args``; prints a table (and JSON with --json)."""
-    try:
-        rules = RuleSet.parse_options(args.rule)
-        if not 2 <= args.players <= 6 or args.games < 1:
-            raise InvalidValue("need 2..6 players and at least one game")
-        if args.matrix:
-            return _run_matrix(args, rules)
-        if not args.bots:
-            raise InvalidValue("give --bots (or --matrix)")
-        levels = [lv.strip() for lv in str(args.bots).split(",") if lv.strip()]
-        summary = run_tournament(
-            args.players, args.games, levels, args.seed, rules,
-            workers=max(1, args.workers), progress=args.games >= 100,
-        )
-    except InvalidValue as exc:
-        print(f"dudo-p2p tournament: {exc}", file=sys.stderr)
-        return 2
-    print(f"{summary.games} games, {summary.players} players, seed {args.seed}")
-    for level in summary.wins:
-        lo, hi = summary.ci95(level)
-        print(
-            f"  {level:<8} seats {summary.seats[level]}  win rate {summary.win_rate(level):.3f}"
-            f"  95% CI [{lo:.3f}, {hi:.3f}]  Elo vs field {summary.elo(level):+.0f}"
-        )
-    names = list(summary.wins)
-    if len(names) == 2:
-        a, b = names
-        print(f"  Elo difference {a} - {b}: {summary.elo(a) - summary.elo(b):+.0f}")
-    if args.json:
-        print(json.dumps(summary.to_json()))
-    return 0
-
-
-def _run_matrix(args: argparse.Namespace, rules: RuleSet) -> int:
-    from dudo_p2p.bots import matrix  # the matrix builds on this module
-
-    levels = matrix.parse_names(args.levels, LEVELS, matrix.MATRIX_LEVELS)
-    members = matrix.parse_names(args.pool, tuple(POOL), tuple(POOL))
-    result = matrix.run_matrix(
-        args.players, args.games, args.seed, rules, levels=levels, members=members,
-        workers=max(1, args.workers), status=matrix.stderr_status(),
-    )
-    print(file=sys.stderr)
-    shape = "head to head" if args.players == 2 else f"one level vs {args.players - 1} of a member"
-    print(f"{result.cells[(levels[0], members[0])].games} games a cell, {args.players} players "
-          f"({shape}), seed {args.seed}: win rate of the level, 95% CI")
-    for line in result.lines():
-        print(line)
-    if args.json:
-        print(json.dumps(result.to_json()))
-    return 0
-
-
-if __name__ == "__main__":  # python -m dudo_p2p.bots.tournament (before the CLI registers it)
-    _parser = argparse.ArgumentParser(prog="python -m dudo_p2p.bots.tournament")
-    add_parser(_parser.add_subparsers(dest="command", required=True))
-    _args = _parser.parse_args(["tournament", *sys.argv[1:]])
-    sys.exit(run(_args))

@@ -25,7 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("dudo_p2p.cli.watch", "watch a table without a seat, verifying every entry"),
     "verify": ("dudo_p2p.cli.verify", "re-check a game record offline"),
     "replay": ("dudo_p2p.cli.replay", "step through a game record on the table"),
-    "tournament": ("dudo_p2p.bots.tournament", "bot levels against each other, in-process"),
+    "tournament": ("dudo_p2p.bots.tournament_cli", "bot levels against each other, in-process"),
     "bench": ("dudo_p2p.bench.main", "measure what players feel (see README)"),
 }
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from dudo_p2p.bots import tournament
+from dudo_p2p.bots import tournament, tournament_cli
 from dudo_p2p.bots.stats import wilson_interval
 from dudo_p2p.errors import InvalidValue
 
@@ -34,7 +34,7 @@ def test_each_block_seats_every_level_in_every_seat_with_the_same_dice() -> None
 def _run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str]:
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command")
-    tournament.add_parser(sub)
+    tournament_cli.add_parser(sub)
     args = parser.parse_args(["tournament", *argv])
     code = args.handler(args)
     return code, capsys.readouterr().out
@@ -111,7 +111,7 @@ def test_matrix_prints_every_level_against_every_member_with_intervals(
 
 def test_matrix_progress_line_names_each_cell(capsys: pytest.CaptureFixture[str]) -> None:
     parser = argparse.ArgumentParser()
-    tournament.add_parser(parser.add_subparsers(dest="command"))
+    tournament_cli.add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(
         ["tournament", "--matrix", "--levels", "easy", "--pool", "tight,loose", "--games", "4",
          "--workers", "1", "--rule", "starting_dice=3"]
