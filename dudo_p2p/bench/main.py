@@ -92,6 +92,12 @@ def _game(quick: bool, _: Mapping[str, Value]) -> Mapping[str, Value]:
     return sim_game(quick)
 
 
+def _idle(quick: bool, _: Mapping[str, Value]) -> Mapping[str, Value]:
+    from dudo_p2p.bench.idle import idle_wakeups
+
+    return idle_wakeups(2.0 if quick else 5.0)
+
+
 def _dead(quick: bool, _: Mapping[str, Value]) -> Mapping[str, Value]:
     from dudo_p2p.bench.peers import dead_peer
 
@@ -138,6 +144,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement("game", "whole 6-peer easy-bot game, `dudo-p2p sim`", (
         Figure("game_seconds_6p", "s", Target(5)), Figure("game_rounds_6p", "rounds"),
         Figure("peer_rss_mb", "MiB", Target(60))), _game),
+    Measurement("idle", "wake-ups of an idle seated node (2 seats, nobody acts)", (
+        Figure("idle_wakeups_per_s", "/s"), Figure("idle_wakeups_per_s_max", "/s")), _idle),
     Measurement("dead", "kill -9 of a peer and a restart from its journal -> back in its "
                 "seat; kill -9 for good -> the others show it disconnected, then remove it", (
         Figure("dead_peer_detected_s", "s", Target(5)), Figure("dead_peer_first_s", "s"),

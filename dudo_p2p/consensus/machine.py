@@ -41,8 +41,8 @@ of :meth:`TableMachine.receive`: bad input becomes a ``Log`` effect and changes 
 
 from __future__ import annotations
 
+from dudo_p2p.consensus import deadlines, journal
 from dudo_p2p.consensus import events as ev
-from dudo_p2p.consensus import journal
 from dudo_p2p.consensus.actions_wire import action_fields
 from dudo_p2p.consensus.bindings import check_ack, check_vote
 from dudo_p2p.consensus.catchup import CatchUpMixin
@@ -110,15 +110,11 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         """The removal certificates we hold, by (epoch, removed seat): the votes of each."""
         return self.votes.certificates
 
-    @property
-    def next_heartbeat(self) -> float:
-        """When our next heartbeat is due; the node sets it to now to beat at the next tick
-        (at the end of a game, so the others see our final length at once)."""
-        return self.timers.next_heartbeat
-
-    @next_heartbeat.setter
-    def next_heartbeat(self, at: float) -> None:
-        self.timers.next_heartbeat = at
+    def next_deadline(self, now: float) -> float:
+        """When :meth:`tick` next has something to do (``now``: at once); ticking earlier
+        is a wasted call, never a change (:mod:`~dudo_p2p.consensus.deadlines`). A node sleeps
+        until then or until a frame arrives."""
+        return deadlines.next_deadline(self, now)
 
     def view(self) -> SeatView:
         """Our seat's view: public state plus the dice our secrets let us see."""

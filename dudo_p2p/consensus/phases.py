@@ -66,6 +66,7 @@ class PhasesMixin(MachineCore):
             self._out.append(Emit(ev.RoundResolved(rep.engine.results[-1])))
         if rep.phase is EpochPhase.OVER and rep.engine.winner is not None:
             self._out.append(Emit(ev.GameOver(rep.engine.winner)))
+            self.timers.beat_at_once()  # our final length, at once (Timers.beat_at_once)
 
     def _turn_event(self, now: float) -> None:
         """Tell the session whose turn it is (with the human deadline), if anyone's."""

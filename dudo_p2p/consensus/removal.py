@@ -284,6 +284,7 @@ class RemovalMixin(MachineCore):
         self._chained(now)
         if self.replica.phase is EpochPhase.OVER and self.replica.engine.winner is not None:
             self._out.append(Emit(ev.GameOver(self.replica.engine.winner)))
+            self.timers.beat_at_once()
         self._turn_event(now)
         self._advance(now)
 
@@ -296,6 +297,7 @@ class RemovalMixin(MachineCore):
         self.abandoned_by = seat
         self._out.append(Persist(journal.abandoned_record(seat, reason, claims), durable=True))
         self._out.append(Emit(ev.GameAbandoned(seat, reason)))
+        self.timers.beat_at_once()
         self._out.append(Log("warning", f"two seats left, seat {seat} {reason}: abandoned"))
 
     def _tell_outcome(self, peer: int, now: float) -> None:

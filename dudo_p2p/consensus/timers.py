@@ -8,6 +8,7 @@ seats the log is waiting for and how long they may take before they are suspecte
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from dudo_p2p.consensus.replica import EpochPhase, Replica
@@ -65,6 +66,13 @@ class Timers:
             return False
         self.next_heartbeat = now + self.timeouts.heartbeat
         return True
+
+    def beat_at_once(self) -> None:
+        """Make the next heartbeat due at the next tick, whatever the time: the game ended
+        for us, and the others leave as soon as every seat showed them it holds the whole
+        log (``node.settled``), so they must not wait up to an interval for our final
+        length (a peer that left before its next heartbeat made them wait the whole grace)."""
+        self.next_heartbeat = -math.inf
 
     def resend_due(self, now: float) -> bool:
         """True once per heartbeat interval while the log has not moved for one (and

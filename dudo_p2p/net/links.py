@@ -355,6 +355,12 @@ class Links:
         """Register these with a ``zmq.Poller`` for POLLIN; call ``recv_ready`` when one fires."""
         return [self._router, self._monitor]
 
+    def monitors_for_poll(self) -> list[zmq.Socket[Any]]:
+        """The monitor socket of every DEALER (they change as links are made, replaced and
+        closed): poll them too and call :meth:`maintain` when one fires, so a node that
+        sleeps until its next deadline still relinks a dropped connection at once."""
+        return [entry.monitor for entry in self._dealers.values()]
+
     def recv_ready(self) -> list[tuple[bytes, bytes]]:
         """Every frame waiting now, as ``(claimed sender id, frame)``, in arrival order.
 

@@ -5,10 +5,12 @@ A :class:`Node` wires :class:`~dudo_p2p.net.links.Links` and (optionally)
 and, once every seat signed the genesis, the :class:`~dudo_p2p.consensus.machine.TableMachine`.
 Nothing else in dudo-p2p reads ``time.monotonic`` or ``os.urandom`` for the game.
 
-One turn of the loop (:meth:`Node.step`): poll the link sockets and the beacon socket until
-the next timer (the machine's tick at least every :data:`TICK_EVERY` seconds, the lobby's
-re-sends, the next beacon); read every beacon and every frame; run the timers; carry out the
-collected effects as one batch (:meth:`Node.carry_out`):
+One turn of the loop (:meth:`Node.step`): poll the link sockets, their monitors and the
+beacon socket until the earliest deadline (:meth:`Node.next_wake`: the machine's
+``next_deadline``, the lobby's re-sends, the next beacon, held frames, settling) or a frame;
+read every beacon and every frame; tick what is due; carry out the collected effects as one
+batch (:meth:`Node.carry_out`). An idle seated node wakes for its heartbeats and the others'
+frames, not on a fixed tick:
 
 - every ``Persist`` of the batch is appended to the journal and the journal is fsynced once,
   *before* any of the batch's sends (so a record is durable before anything that depends on
@@ -71,7 +73,6 @@ from dudo_p2p.rules import RuleSet
 
 log = logging.getLogger(__name__)
 
-TICK_EVERY = 0.05  # the machine's timers run at least this often (heartbeats, votes, resends)
 MAX_EARLY_FRAMES = 1024  # game frames kept while our machine does not exist yet
 SETTLE_GRACE = 3.0  # after the game ends, serve lagging peers at most this long
 TELL_LINGER = 10.0  # ... and wait at most this long for a removed seat to hear of it (§4.6)
@@ -111,6 +112,7 @@ class Stats:
     early_frames: int = 0
     early_dropped: int = 0
     flood_dropped: int = 0
+    wakeups: int = 0  # returns from poll (the bench's idle wake-ups per second)
     refusals: list[RefusalReason] = field(default_factory=list)
 
 
@@ -156,6 +158,7 @@ class Node:
         self.link_sockets = self.links.sockets_for_poll()
         for sock in self.link_sockets:
             self.poller.register(sock, zmq.POLLIN)
+        self.dealer_monitors: list[zmq.Socket[Any]] = []  # registered too (_watch_links)
         if self.discovery is not None:
             self.poller.register(self.discovery.fileno(), zmq.POLLIN)
         self.journal: jr.Journal | None = None
@@ -181,7 +184,6 @@ class Node:
         self.started_at = clock()
         self.seated_at: float | None = None
         self.over_at: float | None = None
-        self.next_tick = self.started_at
         self.closed = False
         self.linger_ms = 0  # how long the links flush what is queued when closing
 
@@ -310,22 +312,14 @@ class Node:
     # ---- the loop -------------------------------------------------------------------------
 
     def step(self, max_wait: float) -> None:
-        """Wait for input or the next timer (at most ``max_wait`` s) and handle everything."""
+        """Wait for a frame, a beacon or the next deadline (at most ``max_wait`` s) and
+        handle everything (module docstring). An idle node sleeps in ``poll`` until the
+        earliest deadline of its machine, lobby, discovery, held frames or settling."""
         now = self.clock()
-        due = [now + max(0.0, max_wait), self.next_tick]
-        lobby_due = self.lobby.next_tick_at()
-        if lobby_due is not None:
-            due.append(lobby_due)
-        if self.discovery is not None:
-            beacon_due = self.discovery.next_tick_at()
-            due.append(now if beacon_due is None else beacon_due)
-        if self.held:
-            due.append(now + HOLD_RETRY)
-        give_up = self.seeker.give_up_at()
-        if give_up is not None:
-            due.append(give_up)
-        timeout_ms = poll_timeout_ms(min(due) - now)
+        timeout_ms = poll_timeout_ms(min(now + max(0.0, max_wait), self.next_wake(now)) - now)
+        self._watch_links()
         ready = dict(self.poller.poll(timeout_ms))
+        self.stats.wakeups += 1
         now = self.clock()
         if self.held:
             self._retry_held(now)
@@ -338,18 +332,17 @@ class Node:
         if any(sock in ready for sock in self.link_sockets):
             for incoming in self.links.recv_incoming():
                 self._route(incoming, now, batch)
-        for peer in self.links.maintain():  # links whose connection dropped: new sockets
-            self.linked_at[peer] = now
+        if any(sock in ready for sock in self.dealer_monitors):
+            for peer in self.links.maintain():  # links whose connection dropped: new sockets
+                self.linked_at[peer] = now
         self._links_up(now)
         if self.discovery is not None:
             self.discovery.tick(now)
         batch.extend(self.lobby.tick(now))
-        if self.machine is not None and now >= self.next_tick:
-            self.next_tick = now + TICK_EVERY
-            self._tell_links(self.machine)
-            batch.extend(self.machine.tick(now))
-        elif self.machine is None and now >= self.next_tick:
-            self.next_tick = now + TICK_EVERY
+        machine = self.machine
+        if machine is not None and machine.next_deadline(now) <= now:
+            self._tell_links(machine)
+            batch.extend(machine.tick(now))
         self.carry_out(batch)
         if self.seeker.give_up_at() is not None and not self._has_targets():
             self.seeker.look_again(now)
@@ -364,8 +357,40 @@ class Node:
         for peer in self.links.take_up():
             seat = machine.seating.seat_of(peer) if machine is not None else None
             if machine is not None and seat is not None:
-                machine.reached(seat, now)
-                self.next_tick = now
+                machine.reached(seat, now)  # its heartbeat is due at once: next_deadline
+
+    def next_wake(self, now: float) -> float:
+        """The earliest deadline of everything the node drives: the machine's
+        (:meth:`TableMachine.next_deadline`), the lobby's re-sends, the next beacon, frames
+        held for a young link, the joiner's give-up, and when leaving may become safe."""
+        due = [math.inf]
+        if self.machine is not None:
+            due.append(self.machine.next_deadline(now))
+        lobby_due = self.lobby.next_tick_at()
+        if lobby_due is not None:
+            due.append(lobby_due)
+        if self.discovery is not None:
+            beacon_due = self.discovery.next_tick_at()
+            due.append(now if beacon_due is None else beacon_due)
+        if self.held:
+            due.append(now + HOLD_RETRY)
+        give_up = self.seeker.give_up_at()
+        if give_up is not None:
+            due.append(give_up)
+        if self.machine is not None and self.over_at is not None:
+            due.append(settle_deadline(self.machine, self.over_at, now))
+        return min(due)
+
+    def _watch_links(self) -> None:
+        """Poll the monitor of every DEALER the links hold now (they come and go)."""
+        monitors = self.links.monitors_for_poll()
+        if monitors == self.dealer_monitors:
+            return
+        for sock in self.dealer_monitors:
+            self.poller.unregister(sock)
+        for sock in monitors:
+            self.poller.register(sock, zmq.POLLIN)
+        self.dealer_monitors = monitors
 
     def _route(self, incoming: Incoming, now: float, batch: list[AnyEffect]) -> None:
         sender, frame, address, conn = incoming
@@ -507,7 +532,7 @@ class Node:
                     log.warning("cannot link to %s:%s: %s", host, port, exc)
             case Emit(event=event):
                 self.events.append(event)
-                follow.extend(self._watch(event))
+                self._watch(event)
             case Log(level=level, text=text):
                 log.log(logging.getLevelName(level.upper()), "%s", text)
             case Refused():
@@ -608,26 +633,15 @@ class Node:
                 except InvalidValue as exc:
                     log.warning("cannot link to seat %d at %s:%s: %s", seat, host, port, exc)
 
-    def _watch(self, event: Event) -> list[AnyEffect]:
+    def _watch(self, event: Event) -> None:
+        """Note when the game ended for us (what :meth:`settled` counts from); the machine
+        beats at once itself, so the others see our final length (``Timers.beat_at_once``)."""
         machine = self.machine
         ended = isinstance(event, GameOver | GameAbandoned | TableGone) or (
             isinstance(event, PlayerLeft) and machine is not None and machine.removed_me
         )
-        if not ended or self.over_at is not None:
-            return []
-        self.over_at = self.clock()
-        return self._game_over() if isinstance(event, GameOver | GameAbandoned) else []
-
-    def _game_over(self) -> list[AnyEffect]:
-        """Tell every seat our final log length now, not at the next heartbeat (up to 1 s
-        away): the others leave as soon as every seat has shown them it holds the whole
-        log (:meth:`settled`), and a peer that left before its next heartbeat would make
-        them wait for the whole grace."""
-        machine = self.machine
-        assert machine is not None
-        now = self.clock()
-        machine.next_heartbeat = now  # the machine's own heartbeat, just due at once
-        return list(machine.tick(now))
+        if ended and self.over_at is None:
+            self.over_at = self.clock()
 
     def _update_beacon(self) -> None:
         if self.discovery is None:
@@ -745,7 +759,7 @@ def settled(machine: TableMachine, over_at: float, now: float) -> bool:
     Every seat, not only the ones with dice: at the end only the winner has dice, so
     waiting for the "live" seats let the winner leave at once and left everyone else
     waiting for a heartbeat from a peer that was gone (the whole grace, 3 s, on every
-    game). Each node sends a heartbeat the moment its game ends (:meth:`Node._game_over`),
+    game). Each node sends a heartbeat the moment its game ends (``Timers.beat_at_once``),
     so all of them settle within a round trip of the last entry."""
     if not machine.over:
         return False
@@ -761,6 +775,24 @@ def settled(machine: TableMachine, over_at: float, now: float) -> bool:
         gone.add(machine.abandoned_by)
     others = [s for s in range(machine.seating.n) if s != machine.seat and s not in gone]
     return all(machine.peer_heads.get(s) == head for s in others)
+
+
+def settle_deadline(machine: TableMachine, over_at: float, now: float) -> float:
+    """When :func:`settled` may next turn true by the clock alone (a heartbeat that shows
+    our head wakes the node anyway): the end of :data:`SETTLE_GRACE` or :data:`TELL_LINGER`,
+    or two heartbeat intervals after we told a removed seat (``SyncPacer.heard_of_it``);
+    ``inf`` when only a frame can settle us."""
+    if not machine.over or machine.removed_me or machine.table_gone:
+        return math.inf
+    due = [over_at + SETTLE_GRACE, over_at + TELL_LINGER]
+    pacer = machine.pacer
+    for seat in machine.untold(now):
+        told = pacer.told_at.get(seat)
+        if told is not None:
+            due.append(told + 2 * pacer.heartbeat)
+    # a microsecond past each (the graces compare strictly); those passed already are
+    # decided by frames now, not by the clock
+    return min((t + 1e-6 for t in due if t + 1e-6 > now), default=math.inf)
 
 
 def poll_timeout_ms(seconds: float) -> int:
@@ -780,13 +812,16 @@ def _beacon_name(name: str) -> str:
     return clean
 
 
-def run_until(node: Node, done: Callable[[], bool], timeout: float) -> bool:
-    """Step ``node`` until ``done()`` or ``timeout`` seconds passed; returns ``done()``."""
+def run_until(node: Node, done: Callable[[], bool], timeout: float,
+              check_every: float = 0.05) -> bool:
+    """Step ``node`` until ``done()`` or ``timeout`` seconds passed; returns ``done()``.
+    ``done`` is checked after every wake-up and at least every ``check_every`` seconds
+    (it may depend on other nodes or processes, which do not wake this one)."""
     deadline = node.clock() + timeout
     while not done():
         remaining = deadline - node.clock()
         if remaining <= 0:
             return False
-        node.step(min(remaining, TICK_EVERY))
+        node.step(min(remaining, check_every))
     return True
 

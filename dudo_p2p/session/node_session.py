@@ -22,7 +22,7 @@ from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.crypto.identity import fingerprint
 from dudo_p2p.errors import IllegalAction
 from dudo_p2p.node.gathering import reachable
-from dudo_p2p.node.node import TICK_EVERY, Node
+from dudo_p2p.node.node import Node
 from dudo_p2p.rules import Action, GameState, PlayerAction, SeatView
 from dudo_p2p.session.api import Ending, Gatherer, Gathering, PlayerInfo
 from dudo_p2p.session.events import (
@@ -106,16 +106,23 @@ class NodeSession:
         return out
 
     def wait(self, timeout: float) -> None:
-        """Run the node for up to ``timeout`` s; return early when an event is waiting."""
+        """Run the node for up to ``timeout`` s; return early when an event is waiting or
+        the game has settled (:meth:`Node.settled`: safe to leave). The node sleeps until a
+        frame or its next deadline, or our seat's turn deadline (the timer bot plays then)."""
         node = self.node
         deadline = node.clock() + max(0.0, timeout)
         while True:
             self._inspect()
             self._play_if_timed_out()
-            remaining = deadline - node.clock()
+            now = node.clock()
+            remaining = deadline - now
             if self._queue or remaining <= 0 or node.closed:
                 return
-            node.step(min(remaining, TICK_EVERY))
+            if node.over_at is not None and node.settled():
+                return
+            if self._deadline is not None and self._timer_bot is not None and self._deadline > now:
+                remaining = min(remaining, self._deadline - now)
+            node.step(remaining)
 
     def step(self) -> bool:
         """Nothing: a networked table moves in its peer, which :meth:`wait` runs."""

@@ -62,7 +62,14 @@ class FakeNet:
         timer_ms: int = 0,
         act_prob: float = 0.5,
         grace_ms: int = 0,
+        tick_always: bool = False,
+        jump: bool = False,
     ) -> None:
+        self.tick_always = tick_always  # tick every machine every step, due or not
+        self.jump = jump  # skip the clock to the next deadline or delivery when nobody can act
+        self.ticks = 0  # ticks run (what ticking only when due saves)
+        self.sends = 0
+        self.trace: list[tuple[float, int, int | None, bytes]] = []  # every Send, when, by whom
         self.rng = random.Random(seed)
         self.ids = identities(n, seed)
         self.genesis, self.signatures = make_genesis(
@@ -97,6 +104,8 @@ class FakeNet:
     def apply(self, src: int, effects: list[object]) -> None:
         for eff in effects:
             if isinstance(eff, Send):
+                self.sends += 1
+                self.trace.append((self.now, src, eff.to, eff.frame))
                 targets = [eff.to] if eff.to is not None else [
                     d for d in range(len(self.machines)) if d != src
                 ]
@@ -120,11 +129,15 @@ class FakeNet:
         self.apply(seat, m.submit(self.rng.choice(legal), self.now))
 
     def step(self) -> bool:
-        """Deliver the next frame (or advance the clock by a tick); False when idle."""
+        """Deliver the next frame, or advance the clock by 10 ms (to the next deadline or
+        delivery when nobody can act, ``jump``) and tick the machines that are due (every
+        one with ``tick_always``); False when idle."""
         live = [s for s in range(len(self.machines)) if s not in self.dead]
         for s in live:
             if self.rng.random() < self.act_prob:
                 self.policies.get(s, lambda m, s=s: self.play_random(s))(self.machines[s])
+        if self.jump:
+            self._jump(live)
         if self.queue and self.queue[0].at <= self.now + 0.01:
             d = heapq.heappop(self.queue)
             self.now = max(self.now, d.at)
@@ -135,8 +148,25 @@ class FakeNet:
             return True
         self.now += 0.01
         for s in live:
-            self.apply(s, self.machines[s].tick(self.now))
+            machine = self.machines[s]
+            if self.tick_always or machine.next_deadline(self.now) <= self.now:
+                self.ticks += 1
+                self.apply(s, machine.tick(self.now))
         return bool(self.queue)
+
+    def _jump(self, live: list[int]) -> None:
+        """Nothing to deliver within a step and no seat able to act: move the clock to just
+        before the next delivery or machine deadline, so that this step takes it (a node
+        sleeps until then the same way)."""
+        if self.queue and self.queue[0].at <= self.now + 0.01:
+            return
+        if any(self.machines[s].legal_actions() for s in live):
+            return  # a player may act at any step: the clock goes on in 10 ms steps
+        soonest = [self.machines[s].next_deadline(self.now) for s in live]
+        if self.queue:
+            soonest.append(self.queue[0].at)
+        if soonest and min(soonest) > self.now + 0.01:
+            self.now = min(soonest) - 0.01
 
     def run(self, max_steps: int = 200_000) -> int:
         steps = 0

@@ -13,7 +13,9 @@ import zmq
 from node_helpers import free_tcp_port
 
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.node.node import LINK_UP_GRACE, TICK_EVERY, NetConfig, Node, poll_timeout_ms
+from dudo_p2p.node.node import LINK_UP_GRACE, NetConfig, Node, poll_timeout_ms
+
+STEP = 0.05  # the caller's budget per step (a session's wait)
 
 
 class FakeClock:
@@ -32,6 +34,12 @@ class RecordingPoller:
         self.clock = clock
         self.timeouts: list[int] = []
         self.ready: list[tuple[Any, int]] = []  # what the next poll reports
+
+    def register(self, sock: Any, flags: int) -> None:
+        pass  # the node registers each link's monitor; nothing is ever ready here
+
+    def unregister(self, sock: Any) -> None:
+        pass
 
     def poll(self, timeout: int) -> list[tuple[Any, int]]:
         self.timeouts.append(timeout)
@@ -59,11 +67,12 @@ def test_a_step_towards_a_timer_under_a_millisecond_away_sleeps_instead_of_spinn
     node = _node(clock)
     try:
         poller = RecordingPoller(clock)
-        node.poller = poller  # type: ignore[assignment]  # only poll() is used
-        due = node.next_tick = clock.now + 0.0004
+        node.poller = poller  # type: ignore[assignment]
+        due = clock.now + 0.0004
+        node.next_wake = lambda now: due  # type: ignore[method-assign]  # a deadline 0.4 ms away
         steps = 0
         while clock.now < due and steps < 100:
-            node.step(TICK_EVERY)
+            node.step(STEP)
             steps += 1
         # one poll of 1 ms reaches the tick; rounding down polled 0 ms for ever (the fake
         # clock, like a busy loop, would not move)
@@ -84,13 +93,13 @@ def test_the_links_are_read_only_when_poll_saw_something_on_them() -> None:
 
     try:
         poller = RecordingPoller(clock)
-        node.poller = poller  # type: ignore[assignment]  # only poll() is used
+        node.poller = poller  # type: ignore[assignment]
         node.links.recv_incoming = counting_read  # type: ignore[method-assign]
-        node.step(TICK_EVERY)  # a timer wake-up: nothing on the links
+        node.step(STEP)  # a timer wake-up: nothing on the links
         assert reads == []
         for sock in node.link_sockets:  # the ROUTER (frames), then its monitor (events)
             poller.ready = [(sock, 1)]
-            node.step(TICK_EVERY)
+            node.step(STEP)
         assert reads == [1, 1]
     finally:
         node.close()
@@ -150,9 +159,9 @@ def test_frames_are_not_held_for_an_old_link_nor_beyond_the_grace() -> None:
         node._connect(b"r" * 32, "127.0.0.1", 9)
         node._send_link(b"r" * 32, b"young")
         assert len(node.held) == 1
-        node.poller = RecordingPoller(clock)  # type: ignore[assignment]  # only poll() is used
+        node.poller = RecordingPoller(clock)  # type: ignore[assignment]
         for _ in range(1000):
-            node.step(TICK_EVERY)
+            node.step(STEP)
             if not node.held:
                 break
         assert node.held == [] and clock.now <= 1000.0 + 2 * LINK_UP_GRACE + 0.2

@@ -1,0 +1,105 @@
+"""When the machine next needs the time (issue 19): :func:`next_deadline`.
+
+:meth:`~dudo_p2p.consensus.machine.TableMachine.tick` acts on the clock in a fixed set of
+places: the heartbeat, the re-send while the log is stuck, and the suspicion of
+:meth:`~dudo_p2p.consensus.removal.RemovalMixin._suspect` (a seat silent, back, stalled past
+its limit, past its grace, expelled; the table gone). This module mirrors each of those
+conditions and says the earliest time one of them becomes true, so that the node can sleep
+until then (or until a frame) instead of ticking the machine every few milliseconds, and
+FakeNet can tick a machine only when it is due.
+
+The contract: a tick at any time before :func:`next_deadline` does nothing a tick at that
+deadline would not do (no effect, no change of state but the stopped-process clock of
+``Timers.woke``), and a tick at the deadline may act. Early is allowed (a wasted wake-up),
+late is a change of behaviour: ``tests/consensus/test_consensus_deadlines.py`` plays seeded
+games both ways (ticked on every step, ticked only when due) and compares every effect.
+
+A condition that holds at ``now`` already (input since the last tick made it true: a seat
+heard again, a new epoch with an expelled seat in it) gives ``now``. The timeouts compare
+strictly (``now - t > limit``), so their deadline is :data:`EPS` past ``t + limit``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dudo_p2p.consensus.replica import EpochPhase
+from dudo_p2p.consensus.timers import awaited
+
+if TYPE_CHECKING:  # the machine imports this module
+    from dudo_p2p.consensus.machine import TableMachine
+
+EPS = 1e-6  # past a strict timeout's boundary: the first instant its comparison holds
+
+
+def _past(boundary: float, now: float) -> float:
+    """The first time after ``now`` at which ``t - base > limit`` holds, for a ``boundary``
+    of ``base + limit`` not yet crossed at ``now``."""
+    return max(boundary + EPS, now + EPS)
+
+
+def next_deadline(machine: TableMachine, now: float) -> float:
+    """The earliest time at which ``machine.tick`` has something to do (see the module
+    docstring); ``now`` when something is due already."""
+    timers = machine.timers
+    due = [timers.next_heartbeat]
+    if machine.over:
+        return min(due)
+    hb = machine.timeouts.heartbeat
+    due.append(max(timers.progress_at + hb, timers.next_resend))
+    due.extend(_suspicion(machine, now))
+    return min(due)
+
+
+def _may_vote(machine: TableMachine, target: int) -> bool:
+    """``_vote`` would sign a vote against ``target`` in the current epoch now."""
+    epoch = machine.replica.epoch
+    parts = epoch.participants
+    if target not in parts or target == machine.seat or machine.seat not in parts:
+        return False
+    return (machine.seat not in machine.votes.box(epoch.number, target)
+            and (epoch.number, target) not in machine.votes.withdrawn)
+
+
+def _suspicion(machine: TableMachine, now: float) -> list[float]:
+    """The deadlines of ``_suspect``, in its order."""
+    timers, presence, rep = machine.timers, machine.presence, machine.replica
+    silence = machine.timeouts.silence
+    parts = rep.epoch.participants
+    epoch = rep.epoch.number
+    out: list[float] = []
+    for seat in parts:
+        if seat == machine.seat:
+            continue
+        last = timers.last_heard[seat]
+        if seat in presence.away:
+            if now - last <= silence:
+                out.append(now)  # heard again: SeatReconnected is due
+            elif _may_vote(machine, seat) and not machine._link_doubt(epoch, seat):
+                grace_end = presence.away[seat]
+                out.append(now if now > grace_end else _past(grace_end, now))
+        else:
+            out.append(now if now - last > silence else _past(last + silence, now))
+    mine = machine.race.slot.mine
+    acked: set[int] | None = None
+    if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
+        acked = machine.race.acks(mine, epoch)
+    waiting, limit = awaited(rep, acked, machine.seating.turn_timer_ms, machine.timeouts)
+    if len(parts) == 2:
+        limit += presence.grace
+    for seat in waiting:
+        if seat == machine.seat or seat in presence.away or not _may_vote(machine, seat):
+            continue
+        if acked is not None and machine._link_doubt(epoch, seat):
+            continue
+        start = max(timers.progress_at, presence.back_at.get(seat, -1e9))
+        stuck = timers.stuck_past(limit, now) and not presence.back_within(seat, limit, now)
+        out.append(now if stuck else _past(start + limit, now))
+    for seat in machine.expelled & set(parts):
+        if _may_vote(machine, seat):
+            out.append(now)
+    others = [t for s, t in timers.last_heard.items() if s != machine.seat]
+    if others and machine.outcome is None:
+        gone = presence.gone_after
+        out.append(now if all(now - t > gone for t in others) else _past(max(others) + gone, now))
+    return out
