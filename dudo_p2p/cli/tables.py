@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         deadline = time.monotonic() + args.wait
         while (now := time.monotonic()) < deadline:
             discovery.tick(now)
-            due = discovery.next_tick_at() or deadline
+            due = discovery.next_deadline() or deadline
             select.select([discovery.fileno()], [], [], max(0.0, min(deadline, due) - now))
             discovery.on_readable(time.monotonic())
         seen = discovery.peers(time.monotonic())

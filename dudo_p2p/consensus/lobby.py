@@ -240,7 +240,7 @@ class Lobby:
 
     # ---- what the node asks ---------------------------------------------------------------
 
-    def next_tick_at(self) -> float | None:
+    def next_deadline(self) -> float | None:
         """When :meth:`tick` next has something to do (None: nothing pending)."""
         return None
 

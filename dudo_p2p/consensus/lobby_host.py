@@ -91,7 +91,7 @@ class HostLobby(Lobby):
     def seats_taken(self) -> int:
         return len(self.players)
 
-    def next_tick_at(self) -> float | None:
+    def next_deadline(self) -> float | None:
         if self.phase is Phase.SIGNING:
             assert self.signing is not None
             return min(self.next_resend, self.signing.proposed_at + SIGN_WITHIN)

@@ -79,7 +79,7 @@ class JoinerLobby(Lobby):
 
     # ---- what the node asks ---------------------------------------------------------------
 
-    def next_tick_at(self) -> float | None:
+    def next_deadline(self) -> float | None:
         if self.phase is Phase.SEEKING and self.targets:
             return min(t.next_hello for t in self.targets.values())
         if self.phase is Phase.SIGNING:

@@ -111,7 +111,7 @@ class Discovery:
             self._encoded = encode(beacon)
             self._next_send = None
 
-    def next_tick_at(self) -> float | None:
+    def next_deadline(self) -> float | None:
         """When ``tick`` next has something to send (None: send at once, or no beacon yet)."""
         return self._next_send if self._beacon is not None else None
 

@@ -366,11 +366,11 @@ class Node:
         due = [math.inf]
         if self.machine is not None:
             due.append(self.machine.next_deadline(now))
-        lobby_due = self.lobby.next_tick_at()
+        lobby_due = self.lobby.next_deadline()
         if lobby_due is not None:
             due.append(lobby_due)
         if self.discovery is not None:
-            beacon_due = self.discovery.next_tick_at()
+            beacon_due = self.discovery.next_deadline()
             due.append(now if beacon_due is None else beacon_due)
         if self.held:
             due.append(now + HOLD_RETRY)

@@ -158,10 +158,10 @@ def test_tick_sends_first_at_once_then_every_interval(make_discovery: MakeDiscov
     a.tick(0.0)
     assert a.stats["sent"] == 0  # nothing to announce yet
     a.set_beacon(BEACON_A)
-    assert a.next_tick_at() is None
+    assert a.next_deadline() is None
     a.tick(5.0)
     assert a.stats["sent"] == 1
-    assert a.next_tick_at() == 6.0
+    assert a.next_deadline() == 6.0
     a.tick(5.9)
     assert a.stats["sent"] == 1
     a.tick(6.0)
