@@ -200,3 +200,13 @@ def test_no_circle_even_through_deferred_imports(prefix: str) -> None:
     assert "dudo_p2p.ui.table_core" in graph["dudo_p2p.ui.table_draw"]  # (TYPE_CHECKING)
     found = [c for c in circles(graph) if any(m.startswith(prefix) for m in c)]
     assert found == []
+
+
+def test_consensus_never_reads_the_wire_format_itself() -> None:
+    """The envelope's layout is the protocol's business (issue 19): consensus peeks a frame
+    through ``protocol.envelope.peek`` and decodes through ``protocol.codec``, never with
+    msgpack, so a change of framing touches one layer."""
+    bad = [f"{path.relative_to(PACKAGE)} imports {name}"
+           for path in modules("consensus") for name in imports_of(path)
+           if name.split(".")[0] == "msgpack"]
+    assert not bad, "\n".join(bad)

@@ -58,15 +58,12 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-import msgpack
-
 from dudo_p2p.consensus.effects import Log
 from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.consensus.replica import Seating
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError, InvalidValue, RemoteProtocolError
 from dudo_p2p.protocol import names
-from dudo_p2p.protocol.codec import MAX_FRAME
 from dudo_p2p.protocol.envelope import Envelope, open_envelope
 from dudo_p2p.protocol.kinds import (
     GAME_ID_LEN,
@@ -160,28 +157,6 @@ class Phase(enum.Enum):
     GATHERING = "gathering"  # host: seats free; joiner: welcomed, waiting for the genesis
     SIGNING = "signing"  # holds a genesis, collecting the seats' signatures
     SEATED = "seated"  # every signature in: the game runs
-
-
-def peek_kind(frame: bytes) -> str | None:
-    """The ``kind`` field of an envelope frame, or None when it does not start like one.
-
-    Only a routing hint, read without decoding the rest (the lobby or the machine then
-    checks the whole frame, signature included): an array of 8 whose sixth item is a short
-    string. Never raises.
-    """
-    if len(frame) > MAX_FRAME:
-        return None
-    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_FRAME)
-    try:
-        unpacker.feed(frame)
-        if unpacker.read_array_header() != 8:
-            return None
-        for _ in range(5):
-            unpacker.skip()
-        kind = unpacker.unpack()
-    except (ValueError, TypeError, msgpack.UnpackException):  # not the start of an envelope
-        return None
-    return kind if isinstance(kind, str) and len(kind) <= 16 else None
 
 
 @dataclass

@@ -65,8 +65,7 @@ from dudo_p2p.errors import (
     IllegalAction,
     RemoteProtocolError,
 )
-from dudo_p2p.protocol.codec import decode
-from dudo_p2p.protocol.envelope import Envelope, open_envelope
+from dudo_p2p.protocol.envelope import Envelope, open_envelope, peek
 from dudo_p2p.protocol.kinds import (
     Ack,
     Act,
@@ -308,13 +307,10 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         """An ack relaying a commit, nonce, reveal or result-sign we already hold changes
         nothing, so it is dropped before its signature is checked (n - 2 of every n - 1
         relays are such duplicates). Acks of acts always count: they are votes."""
-        try:
-            raw = decode(frame)
-        except RemoteProtocolError:
+        peeked = peek(frame, body=True)
+        if peeked is None or peeked.kind != "ack":
             return False
-        if not isinstance(raw, list) or len(raw) != 8 or raw[5] != "ack":
-            return False
-        body = raw[6]
+        body = peeked.body
         entry = body.get("entry") if isinstance(body, dict) else None
         held = self._verified.get(entry) if isinstance(entry, bytes) else None
         return held is not None and not isinstance(held.body, Act) and held.digest() in self.seen

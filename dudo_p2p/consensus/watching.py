@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from dudo_p2p.consensus.act_certs import agreed_item
 from dudo_p2p.consensus.genesis import seating_from
-from dudo_p2p.consensus.lobby import LOBBY_GAME_ID, Connect, SendTo, peek_kind
+from dudo_p2p.consensus.lobby import LOBBY_GAME_ID, Connect, SendTo
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.record import RecordVerifier, RecordViolation
 from dudo_p2p.consensus.replica import EpochPhase, NotYet, Seating, Stale
@@ -38,7 +38,7 @@ from dudo_p2p.consensus.sync import SyncPacer, sync_chunk
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import DecodeError, DudoError
 from dudo_p2p.protocol.codec import decode
-from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
+from dudo_p2p.protocol.envelope import Envelope, open_envelope, peek_kind, seal_envelope
 from dudo_p2p.protocol.kinds import (
     Genesis,
     GenesisSign,

@@ -52,7 +52,6 @@ from dudo_p2p.consensus.lobby import (
     Rekey,
     Seated,
     SendTo,
-    peek_kind,
 )
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
@@ -68,6 +67,7 @@ from dudo_p2p.node import journal as jr
 from dudo_p2p.node.conns import Connections, link_proof
 from dudo_p2p.node.seeking import Seeker, open_first
 from dudo_p2p.protocol import names
+from dudo_p2p.protocol.envelope import peek_kind
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import RuleSet
 

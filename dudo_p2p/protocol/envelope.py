@@ -22,6 +22,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Final, TypeGuard
 
+import msgpack
+
 from dudo_p2p.crypto.hashing import PROTOCOL_VERSION, tag, tagged_hash
 from dudo_p2p.crypto.identity import KEY_SIZE, SIGNATURE_SIZE, Identity, verify
 from dudo_p2p.errors import BadSignature, DecodeError, LocalProtocolError, WrongContext
@@ -118,6 +120,49 @@ class Envelope:
 
 def _check_counter(value: object) -> TypeGuard[int]:
     return type(value) is int and 0 <= value <= MAX_COUNTER
+
+
+@dataclass(frozen=True, slots=True)
+class Peek:
+    """What a frame *claims* to be, read without checking it: a routing hint (which layer
+    gets the frame, whether an ack relays an entry we hold), never a reason to trust it. The
+    layer it goes to checks the whole frame, signature included (:func:`open_envelope`)."""
+
+    kind: str
+    round_no: int
+    seq: int
+    body: object = None  # the raw body (msgpack types), only when asked for
+
+
+def peek(frame: bytes, *, body: bool = False) -> Peek | None:
+    """The kind, round and seq of an envelope frame (and its raw body with ``body``), or
+    None when the frame does not start like an envelope: an array of 8 whose round and seq
+    are counters and whose kind is a short string. Reads no further than it must (the
+    body's bytes only with ``body``), verifies nothing, never raises."""
+    if len(frame) > MAX_FRAME or frame[:1] != _ARRAY8:
+        return None
+    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_FRAME)
+    try:
+        unpacker.feed(frame)
+        unpacker.read_array_header()
+        unpacker.skip()  # version
+        unpacker.skip()  # game id
+        round_no, seq = unpacker.unpack(), unpacker.unpack()
+        unpacker.skip()  # author
+        kind = unpacker.unpack()
+        raw = unpacker.unpack() if body else None
+    except (ValueError, TypeError, msgpack.UnpackException):  # not the start of an envelope
+        return None
+    if not (isinstance(kind, str) and len(kind) <= 16 and _check_counter(round_no)
+            and _check_counter(seq)):
+        return None
+    return Peek(kind, round_no, seq, raw)
+
+
+def peek_kind(frame: bytes) -> str | None:
+    """``peek(frame).kind``, or None (see :func:`peek`)."""
+    peeked = peek(frame)
+    return peeked.kind if peeked is not None else None
 
 
 def seal_envelope(

@@ -12,12 +12,12 @@ from dudo_p2p.consensus.lobby import (
     Refused,
     Seated,
     SendTo,
-    peek_kind,
 )
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.consensus.machine import Log
 from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.protocol.envelope import peek_kind
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import RuleSet
 

@@ -25,12 +25,12 @@ from node_helpers import (
 )
 
 from dudo_p2p.cli.exits import Exit
-from dudo_p2p.consensus.lobby import SEAT_HOLD, SIGN_WITHIN, peek_kind
+from dudo_p2p.consensus.lobby import SEAT_HOLD, SIGN_WITHIN
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.net.discovery import Discovery
 from dudo_p2p.net.links import Links
 from dudo_p2p.node import keystore
-from dudo_p2p.protocol.envelope import seal_envelope
+from dudo_p2p.protocol.envelope import peek_kind, seal_envelope
 from dudo_p2p.protocol.kinds import Hello
 
 pytestmark = pytest.mark.e2e

@@ -16,13 +16,12 @@ from dudo_p2p.consensus.lobby import (
     Phase,
     Refused,
     SendTo,
-    peek_kind,
 )
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.errors import InvalidValue, RemoteProtocolError
-from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
+from dudo_p2p.protocol.envelope import open_envelope, peek_kind, seal_envelope
 from dudo_p2p.protocol.kinds import Hello, Refusal
 from dudo_p2p.protocol.names import problem, skeleton
 from dudo_p2p.protocol.refusals import RefusalReason
