@@ -95,6 +95,10 @@ class MachineCore(ABC):
         self.own_current: bytes | None = None  # our entry for the current position
         self.persisted_len = 0
         self._verified: dict[bytes, Envelope] = {}
+        # TableMachine.next_deadline, kept until the next public call changes the state
+        # (every one ends in _flush; heard() clears it too): the node asks once or twice a
+        # wake-up, and between public calls nothing becomes due before it
+        self._deadline: float | None = None
         self._out: list[Effect] = [Emit(ev.GameStarted(seating.names, seating.rules))]
 
     # ---- hooks: each defined by one layer ---------------------------------------------------
@@ -168,4 +172,5 @@ class MachineCore(ABC):
     def _flush(self, now: float) -> list[Effect]:
         """Hand out the effects gathered so far, in order (the end of every public call)."""
         out, self._out = self._out, []
+        self._deadline = None  # the state moved: next_deadline computes it again
         return out

@@ -57,7 +57,7 @@ def _may_vote(machine: TableMachine, target: int) -> bool:
     parts = epoch.participants
     if target not in parts or target == machine.seat or machine.seat not in parts:
         return False
-    return (machine.seat not in machine.votes.box(epoch.number, target)
+    return (not machine.votes.voted(epoch.number, target, machine.seat)
             and (epoch.number, target) not in machine.votes.withdrawn)
 
 

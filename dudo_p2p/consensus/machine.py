@@ -113,7 +113,9 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         """When :meth:`tick` next has something to do (``now``: at once); ticking earlier
         is a wasted call, never a change (:mod:`~dudo_p2p.consensus.deadlines`). A node sleeps
         until then or until a frame arrives."""
-        return deadlines.next_deadline(self, now)
+        if self._deadline is None:
+            self._deadline = deadlines.next_deadline(self, now)
+        return self._deadline
 
     def view(self) -> SeatView:
         """Our seat's view: public state plus the dice our secrets let us see."""
@@ -200,6 +202,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         resets its silence clock."""
         if 0 <= seat < self.seating.n and seat != self.seat:
             self.timers.heard(seat, now)
+            self._deadline = None
 
     def reached(self, seat: int, now: float) -> None:
         """Our link to ``seat`` just came up (the node saw its handshake with that seat's

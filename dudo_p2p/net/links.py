@@ -382,7 +382,7 @@ class Links:
         for _ in range(MAX_BATCH):
             # ask before reading: a read of an empty socket raises zmq.Again, which cost
             # more than the frame it ended (a third of the loop's zmq time in a profile)
-            if not router.get(zmq.EVENTS) & zmq.POLLIN:
+            if not _readable(router):
                 break
             try:
                 parts = router.recv_multipart(zmq.NOBLOCK, copy=False)
@@ -416,7 +416,7 @@ class Links:
         log.log(level, "dropped a message (%s) from routing id %s", kind, rid[:8].hex())
 
     def _drain_monitor(self) -> None:
-        while self._monitor.get(zmq.EVENTS) & zmq.POLLIN:
+        while _readable(self._monitor):
             try:
                 raw = self._monitor.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
@@ -461,6 +461,12 @@ def _close_dealer(entry: _Dealer, linger_ms: int = 0) -> None:
     entry.sock.disable_monitor()
     entry.monitor.close(linger=0)
     entry.sock.close(linger=linger_ms)
+
+
+def _readable(sock: zmq.Socket[Any]) -> bool:
+    """A message is waiting on ``sock`` (ZMQ_EVENTS: no read, no raised zmq.Again)."""
+    events = sock.get(zmq.EVENTS)
+    return isinstance(events, int) and bool(events & zmq.POLLIN)
 
 
 def _drained_events(monitor: zmq.Socket[Any]) -> tuple[bool, bool]:
