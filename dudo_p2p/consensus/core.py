@@ -41,6 +41,7 @@ from dudo_p2p.errors import IllegalAction
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import Ack
 from dudo_p2p.protocol.messages import Message
+from dudo_p2p.rules import GameState, PlayerAction
 
 VERIFIED_CACHE = 4096
 
@@ -99,6 +100,7 @@ class MachineCore(ABC):
         # (every one ends in _flush; heard() clears it too): the node asks once or twice a
         # wake-up, and between public calls nothing becomes due before it
         self._deadline: float | None = None
+        self._legal: tuple[GameState, list[PlayerAction]] | None = None  # legal_actions'
         self._out: list[Effect] = [Emit(ev.GameStarted(seating.names, seating.rules))]
 
     # ---- hooks: each defined by one layer ---------------------------------------------------

@@ -129,9 +129,15 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         """What our seat may submit now ([] while the table has not agreed the last act)."""
         if not self._may_submit():
             return []
-        return [
-            a for a in self.replica.engine.legal_actions(self.seat) if isinstance(a, PlayerAction)
-        ]
+        engine = self.replica.engine
+        cached = self._legal
+        if cached is None or cached[0] is not engine:
+            # the engine is immutable and replaced by every change of the game: its legal
+            # actions are enumerated once (every bid there is), not on every call of a
+            # session's loop
+            cached = self._legal = (engine, [
+                a for a in engine.legal_actions(self.seat) if isinstance(a, PlayerAction)])
+        return list(cached[1])
 
     def submit(self, action: PlayerAction, now: float) -> list[Effect]:
         """Sign and send our action. Raises IllegalAction (nothing changes) when not legal."""
