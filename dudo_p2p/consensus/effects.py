@@ -9,7 +9,9 @@ what was written (protocol.md §4.7).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from dudo_p2p.consensus import events as ev
 
@@ -49,3 +51,50 @@ class Log:
 
 
 Effect = Send | Persist | Emit | Log
+
+
+class EffectSink(Protocol):
+    """What carries effects out: a node (journal, links, session, logging) or FakeNet
+    (lists and a scheduled network). :func:`carry_out` calls it in the contract's order."""
+
+    def persist(self, records: list[Persist]) -> None:
+        """Append ``records`` to the journal, in order; when one is ``durable``, make them
+        all reach the disk (one fsync) before returning."""
+
+    def send(self, frame: bytes, to: int | None) -> None:
+        """Send ``frame`` to seat ``to`` (None: every other seat)."""
+
+    def emit(self, event: ev.Event) -> None:
+        """Hand ``event`` to the session."""
+
+    def log(self, level: str, text: str) -> None:
+        """Tell the operator."""
+
+    def other(self, effect: object) -> Sequence[object]:
+        """An effect of another machine (the lobby's, the spectator desk's): carry it out;
+        returns the effects it led to, carried out after this batch."""
+
+
+def carry_out(batch: Sequence[object], sink: EffectSink) -> None:
+    """The one interpreter of effects (the node's and FakeNet's): every :class:`Persist` of
+    the batch first (one durable write for all: what the batch sends may depend on any of
+    them), then every other effect in order; the effects those led to form the next batch."""
+    effects = list(batch)
+    while effects:
+        persisted = [e for e in effects if isinstance(e, Persist)]
+        if persisted:
+            sink.persist(persisted)
+        follow: list[object] = []
+        for effect in effects:
+            match effect:
+                case Persist():
+                    pass  # written above
+                case Send(frame=frame, to=to):
+                    sink.send(frame, to)
+                case Emit(event=event):
+                    sink.emit(event)
+                case Log(level=level, text=text):
+                    sink.log(level, text)
+                case _:
+                    follow.extend(sink.other(effect))
+        effects = follow

@@ -41,6 +41,7 @@ from typing import Any
 
 import zmq
 
+from dudo_p2p.consensus.effects import carry_out
 from dudo_p2p.consensus.events import Event, GameAbandoned, GameOver, PlayerLeft, TableGone
 from dudo_p2p.consensus.lobby import (
     LOBBY_KINDS,
@@ -55,7 +56,7 @@ from dudo_p2p.consensus.lobby import (
 )
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
-from dudo_p2p.consensus.machine import Effect, Emit, Log, Persist, Send, TableMachine
+from dudo_p2p.consensus.machine import Effect, Persist, TableMachine
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.consensus.watching import WATCH_KINDS, Desk, Note
 from dudo_p2p.crypto.identity import Identity, KeyPin
@@ -426,9 +427,9 @@ class Node:
         genesis = None if seated is None else (seated.genesis, seated.signatures)
         for effect in self.desk.receive(frame, address, self.machine, genesis, now):
             if isinstance(effect, Note):
-                log.log(logging.getLevelName(effect.level.upper()), "%s", effect.text)
+                self.log(effect.level, effect.text)
             else:
-                self._do(effect, [])
+                self.other(effect)
 
     def _admit(self, conn: bytes, now: float) -> bool:
         """Take a token from the connection's bucket (:mod:`~dudo_p2p.node.conns`); False:
@@ -493,34 +494,40 @@ class Node:
     # ---- effects --------------------------------------------------------------------------
 
     def carry_out(self, batch: Sequence[AnyEffect]) -> None:
-        """Carry out one batch of effects in order (module docstring): the batch's journal
-        records first, made durable by one fsync, then everything else."""
-        effects = list(batch)
-        while effects:
-            persisted = [e for e in effects if isinstance(e, Persist)]
-            for record in persisted:
-                self._journal(record.record)
-            if self.journal is not None and persisted:
-                if any(e.durable for e in persisted):
-                    self.journal.sync()  # what the sends below depend on is on the disk
-                else:
-                    self.journal.flush()  # others' entries: a restart can fetch them again
-            follow: list[AnyEffect] = []
-            for effect in effects:
-                self._do(effect, follow)
-            effects = follow
+        """Carry out one batch of effects in order (module docstring), through the one
+        interpreter FakeNet uses too (:func:`~dudo_p2p.consensus.effects.carry_out`): the
+        batch's journal records first, made durable by one fsync, then everything else."""
+        carry_out(batch, self)
 
-    def _journal(self, record: bytes) -> None:
-        self.records.append(record)
+    # the EffectSink the interpreter drives (consensus/effects.py)
+
+    def persist(self, records: list[Persist]) -> None:
+        """Journal ``records``; fsync once when one is durable, else only flush (others'
+        entries: a restart can fetch them again)."""
+        for record in records:
+            self._journal(record.record)
         if self.journal is not None:
-            self.journal.append(record)
+            if any(e.durable for e in records):
+                self.journal.sync()  # what the sends after it depend on is on the disk
+            else:
+                self.journal.flush()
 
-    def _do(self, effect: AnyEffect, follow: list[AnyEffect]) -> None:
+    def send(self, frame: bytes, to: int | None) -> None:
+        """Send ``frame`` to seat ``to`` of the game (None: every other seat)."""
+        self._send(frame, to)
+
+    def emit(self, event: Event) -> None:
+        """Queue ``event`` for the session; note when the game ended for us."""
+        self.events.append(event)
+        self._watch(event)
+
+    def log(self, level: str, text: str) -> None:
+        """A machine's line for the operator, to ``logging``."""
+        log.log(logging.getLevelName(level.upper()), "%s", text)
+
+    def other(self, effect: object) -> Sequence[AnyEffect]:
+        """The lobby's and the spectator desk's effects: links, refusals, seating."""
         match effect:
-            case Persist():
-                pass  # written before the batch
-            case Send(frame=frame, to=to):
-                self._send(frame, to)
             case SendTo(peer=peer, frame=frame):
                 self._send_link(peer, frame)
             case Rekey(old=old, new=new):
@@ -530,15 +537,16 @@ class Node:
                     self._connect(peer, host, port)
                 except InvalidValue as exc:
                     log.warning("cannot link to %s:%s: %s", host, port, exc)
-            case Emit(event=event):
-                self.events.append(event)
-                self._watch(event)
-            case Log(level=level, text=text):
-                log.log(logging.getLevelName(level.upper()), "%s", text)
             case Refused():
-                follow.extend(self._refused(effect))
+                return self._refused(effect)
             case Seated():
-                follow.extend(self._start_game(effect))
+                return self._start_game(effect)
+        return []
+
+    def _journal(self, record: bytes) -> None:
+        self.records.append(record)
+        if self.journal is not None:
+            self.journal.append(record)
 
     def _send(self, frame: bytes, to: int | None) -> None:
         machine = self.machine

@@ -13,8 +13,9 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from dudo_p2p.consensus.effects import Persist, carry_out
 from dudo_p2p.consensus.genesis import Candidate, propose, seating_from, sign
-from dudo_p2p.consensus.machine import Emit, Log, Persist, Send, TableMachine, Timeouts
+from dudo_p2p.consensus.machine import TableMachine, Timeouts
 from dudo_p2p.consensus.replica import EpochPhase, Seating
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.rules import RuleSet
@@ -46,6 +47,29 @@ class _Delivery:
     dst: int = field(compare=False)
     frame: bytes = field(compare=False)
     src: int | None = field(compare=False, default=None)  # None: not on src's own link
+
+
+class _Seat:
+    """One seat's :class:`~dudo_p2p.consensus.effects.EffectSink` on FakeNet: its journal,
+    events and log lines are lists, its sends go on the scheduled network."""
+
+    def __init__(self, net: FakeNet, seat: int) -> None:
+        self.net, self.seat = net, seat
+
+    def persist(self, records: list[Persist]) -> None:
+        self.net.journals[self.seat].extend(r.record for r in records)
+
+    def send(self, frame: bytes, to: int | None) -> None:
+        self.net.send(self.seat, frame, to)
+
+    def emit(self, event: object) -> None:
+        self.net.events[self.seat].append(event)
+
+    def log(self, level: str, text: str) -> None:
+        self.net.logs[self.seat].append(text)
+
+    def other(self, effect: object) -> list[object]:
+        raise AssertionError(f"a table machine made a {type(effect).__name__}")
 
 
 class FakeNet:
@@ -102,24 +126,18 @@ class FakeNet:
         return [now + self.rng.uniform(0.0005, 0.005)]
 
     def apply(self, src: int, effects: list[object]) -> None:
-        for eff in effects:
-            if isinstance(eff, Send):
-                self.sends += 1
-                self.trace.append((self.now, src, eff.to, eff.frame))
-                targets = [eff.to] if eff.to is not None else [
-                    d for d in range(len(self.machines)) if d != src
-                ]
-                for dst in targets:
-                    for at in self.route(src, dst, eff.frame, self.now):
-                        self.order += 1
-                        heapq.heappush(self.queue,
-                                       _Delivery(at, self.order, dst, eff.frame, src))
-            elif isinstance(eff, Emit):
-                self.events[src].append(eff.event)
-            elif isinstance(eff, Persist):
-                self.journals[src].append(eff.record)
-            elif isinstance(eff, Log):
-                self.logs[src].append(eff.text)
+        """Carry out ``src``'s effects through the node's own interpreter."""
+        carry_out(effects, _Seat(self, src))
+
+    def send(self, src: int, frame: bytes, to: int | None) -> None:
+        """Schedule ``frame`` from ``src`` to seat ``to`` (None: every other seat)."""
+        self.sends += 1
+        self.trace.append((self.now, src, to, frame))
+        targets = [to] if to is not None else [d for d in range(len(self.machines)) if d != src]
+        for dst in targets:
+            for at in self.route(src, dst, frame, self.now):
+                self.order += 1
+                heapq.heappush(self.queue, _Delivery(at, self.order, dst, frame, src))
 
     def play_random(self, seat: int) -> None:
         m = self.machines[seat]
