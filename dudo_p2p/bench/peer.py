@@ -152,7 +152,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     node = build_node(args)
     if args.join is None and not args.resume:
-        say("port", node.links.port)
+        say("port", node.port)
     if args.profile is None:
         play(node, args)
         return 0

@@ -57,7 +57,7 @@ def start_bot_table(
         seats=n_bots + 1, rules=rules, turn_timer_ms=int(turn_timer_s * 1000),
         grace_ms=int(HUMAN_GRACE * 1000), journal_dir=paths.journal_dir(),  # a person plays
     )
-    stop_bots = spawn_bot_peers(n_bots, level, node.links.port, names=bot_names)
+    stop_bots = spawn_bot_peers(n_bots, level, node.port, names=bot_names)
     timer_bot = make_bot(level, random.Random(node.rng.getrandbits(64)))
     return NodeSession(node, timer_bot=timer_bot.decide, on_close=[stop_bots])
 

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"host: {exc}", file=sys.stderr)
         return 2
     code = f"{node.table_code}@{fingerprint(identity.public_key)}"
-    print(f"host: table {code}, {args.players} seats, link port {node.links.port}",
+    print(f"host: table {code}, {args.players} seats, link port {node.port}",
           file=sys.stderr, flush=True)
     if args.headless:
         return headless.play_headless(node, args, label=name)

@@ -1,13 +1,11 @@
-"""What the node knows of each incoming connection: its flood budget and which seat it proved.
+"""What the node knows of each incoming connection: which seat it proved (and its flood budget).
 
 A connection is one routing id on our ROUTER (``prefix || claimed key || link nonce``: one
 per sending socket, protocol.md §5.1). Anyone can open a connection and claim any key, so:
 
-- **Flood limits are per connection**, never per claimed key: a spoofer claiming a seat's
-  key floods only its own bucket, and the seat's own connection keeps its budget. A
-  connection that proved a seat keeps its bucket for as long as we run; unproven ones get one
-  each up to :data:`MAX_UNPROVEN`, the least recently used is forgotten beyond that (it gets
-  a fresh bucket if it comes back: what a new connection would get anyway).
+- **Flood limits are per connection** (:class:`~dudo_p2p.net.flood.FloodLimiter`, in ``net``
+  where the transport applies them before a frame reaches the node); a connection that
+  proved a seat keeps its bucket for as long as we run.
 - **A connection belongs to a seat only once it proved it** (:meth:`Connections.prove`): the
   node checked a heartbeat that the seat signed for us and for this very connection (our key,
   the connection's link nonce) with a counter above every one this connection proved before.
@@ -19,10 +17,10 @@ Pure bookkeeping on the times it is given (no I/O, no clock); the node owns the 
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from dudo_p2p.errors import RemoteProtocolError
+from dudo_p2p.net.flood import FLOOD_BURST, FLOOD_RATE, MAX_UNPROVEN, FloodLimiter
 from dudo_p2p.net.links import split_routing_id
 from dudo_p2p.protocol.envelope import open_envelope
 from dudo_p2p.protocol.kinds import Heartbeat
@@ -30,51 +28,32 @@ from dudo_p2p.protocol.kinds import Heartbeat
 if TYPE_CHECKING:
     from dudo_p2p.consensus.machine import TableMachine
 
-# A peer sends a few dozen frames a second at most (entries, acks, heartbeats, catch-up
-# chunks), so a flood is dropped before any parsing or signature check.
-FLOOD_RATE = 500.0  # frames per second, sustained, per connection
-FLOOD_BURST = 1000.0  # frames at once, per connection
-MAX_UNPROVEN = 64  # unproven connections with a bucket of their own (bounded memory)
+__all__ = ["FLOOD_BURST", "FLOOD_RATE", "MAX_UNPROVEN", "Connections", "link_proof"]
 
 
 class Connections:
-    """Per-connection flood buckets and link proofs (module docstring)."""
+    """Link proofs per connection, and the flood buckets they keep (module docstring)."""
 
     def __init__(
         self,
         rate: float = FLOOD_RATE,
         burst: float = FLOOD_BURST,
         max_unproven: int = MAX_UNPROVEN,
+        *,
+        flood: FloodLimiter | None = None,
     ) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.max_unproven = max_unproven
-        self._unproven: OrderedDict[bytes, tuple[float, float]] = OrderedDict()
-        self._proven_buckets: dict[bytes, tuple[float, float]] = {}
+        self.flood = flood or FloodLimiter(rate, burst, max_unproven)
         self._seat: dict[bytes, int] = {}  # connection -> the seat it proved
         self._counter: dict[bytes, int] = {}  # connection -> highest proved counter
-        self.dropped = 0
+
+    @property
+    def dropped(self) -> int:
+        """Frames the flood buckets dropped."""
+        return self.flood.dropped
 
     def admit(self, conn: bytes, now: float) -> bool:
         """Take a token from ``conn``'s bucket; False: drop the frame (counted)."""
-        proven = conn in self._seat
-        if proven:
-            tokens, at = self._proven_buckets.get(conn, (self.burst, now))
-        else:
-            tokens, at = self._unproven.pop(conn, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - at) * self.rate)
-        admitted = tokens >= 1.0
-        if admitted:
-            tokens -= 1.0
-        else:
-            self.dropped += 1
-        if proven:
-            self._proven_buckets[conn] = (tokens, now)
-        else:
-            self._unproven[conn] = (tokens, now)  # most recently used last
-            while len(self._unproven) > self.max_unproven:
-                self._unproven.popitem(last=False)
-        return admitted
+        return self.flood.admit(conn, now)
 
     def seat_of(self, conn: bytes) -> int | None:
         """The seat ``conn`` proved, or None."""
@@ -94,7 +73,7 @@ class Connections:
         self._counter[conn] = counter
         if conn not in self._seat:
             self._seat[conn] = seat
-            self._proven_buckets[conn] = self._unproven.pop(conn, (self.burst, 0.0))
+            self.flood.keep(conn)
         return True
 
 

@@ -20,7 +20,7 @@ def reachable(node: Node, interfaces: Iterable[str] | None = None) -> tuple[str,
     default), each address of this machine (one per interface, loopback left out, or the
     ``interfaces`` given); bound to one address, that one (none when it is loopback: only
     this machine can reach it)."""
-    port, bind = node.links.port, node.net.bind
+    port, bind = node.port, node.net.bind
     if bind not in UNSPECIFIED:
         try:
             if ipaddress.ip_address(bind).is_loopback:

@@ -39,8 +39,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import zmq
-
 from dudo_p2p.consensus.effects import carry_out
 from dudo_p2p.consensus.events import Event, GameAbandoned, GameOver, PlayerLeft, TableGone
 from dudo_p2p.consensus.lobby import (
@@ -64,6 +62,7 @@ from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.beacon import Beacon, TableState, new_table_code
 from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT, Discovery, Seen
 from dudo_p2p.net.links import Incoming, Links
+from dudo_p2p.net.transport import Transport, ZmqTransport
 from dudo_p2p.node import journal as jr
 from dudo_p2p.node.conns import Connections, link_proof
 from dudo_p2p.node.seeking import Seeker, open_first
@@ -77,14 +76,7 @@ log = logging.getLogger(__name__)
 MAX_EARLY_FRAMES = 1024  # game frames kept while our machine does not exist yet
 SETTLE_GRACE = 3.0  # after the game ends, serve lagging peers at most this long
 TELL_LINGER = 10.0  # ... and wait at most this long for a removed seat to hear of it (§4.6)
-# A link is refused frames until its TCP and ZMTP handshakes are done (ZMQ_IMMEDIATE), a few
-# milliseconds after connect. Frames sent to a link younger than LINK_UP_GRACE are held and
-# retried every HOLD_RETRY instead of being lost until the sender's next re-send (200 ms to
-# 1 s away): every peer links to every seat the moment the table is seated and sends at once.
-# Bounded in time and count, so a peer that never answers collects nothing stale.
-LINK_UP_GRACE = 1.0
-HOLD_RETRY = 0.003
-MAX_HELD = 256
+# held frames of young links: net/transport.py (LINK_UP_GRACE, HOLD_RETRY, MAX_HELD)
 # A joiner that cancels in the waiting room sends a lobby ``leave`` and closes at once: its
 # links keep sending what is queued this long while the node closes (ZeroMQ's linger).
 LEAVE_LINGER_MS = 500
@@ -131,6 +123,8 @@ class Node:
         resume: Seated | None = None,
         clock: Callable[[], float] = time.monotonic,
         journal_dir: Path | None = None,
+        transport: Transport | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         if resume is None and not names.clean(name):  # before any socket is opened
             raise InvalidValue(f"the name {names.shown(name)!r} is empty once control and "
@@ -139,29 +133,24 @@ class Node:
         self.name = names.clean(name) or "?"
         self.net = net
         self.clock = clock
-        self.rng = random.SystemRandom()  # os.urandom underneath: keys, nonces, game id
-        self.ctx: zmq.Context[Any] = zmq.Context()
+        # os.urandom underneath by default: game id, table code, secrets (tests inject one)
+        self.rng = rng if rng is not None else random.SystemRandom()
         port = net.port
         if resume is not None:
             me = resume.seating.seat_of(identity.public_key)
             assert me is not None
             port = resume.addresses[me][1]  # the others' links point there
+        self.discovery: Discovery | None = None
+        self.transport: Transport = transport or ZmqTransport(
+            identity.public_key, bind=net.bind, port=port)
         try:
-            self.links = Links(self.ctx, identity.public_key, bind_host=net.bind, port=port)
-            self.discovery: Discovery | None = None
             if net.discovery:
                 broadcast = list(net.broadcast) if net.broadcast is not None else None
                 self.discovery = Discovery(net.beacon_port, broadcast_addresses=broadcast)
+                self.transport.watch(self.discovery.fileno())
         except BaseException:
-            self.links_close()
+            self.transport.close()
             raise
-        self.poller = zmq.Poller()
-        self.link_sockets = self.links.sockets_for_poll()
-        for sock in self.link_sockets:
-            self.poller.register(sock, zmq.POLLIN)
-        self.dealer_monitors: list[zmq.Socket[Any]] = []  # registered too (_watch_links)
-        if self.discovery is not None:
-            self.poller.register(self.discovery.fileno(), zmq.POLLIN)
         self.journal: jr.Journal | None = None
         if journal_path is not None:
             self.journal = jr.Journal(journal_path, truncate=resume is None)
@@ -171,16 +160,14 @@ class Node:
         self.auto_journal: Path | None = None
         self.left = False
         self.records: list[bytes] = []  # every record journalled (the game's --record copy)
-        self.lobby: Lobby = JoinerLobby(identity, self.name, net.bind, self.links.port)
+        self.lobby: Lobby = JoinerLobby(identity, self.name, net.bind, self.transport.port)
         self.machine: TableMachine | None = None
         self.seated: Seated | None = None
         self.events: list[Event] = []
         self.early: list[bytes] = []
         self.stats = Stats()
         self.desk = Desk(identity)  # spectators (watching.py)
-        self.conns = Connections()  # flood buckets and link proofs, per incoming connection
-        self.linked_at: dict[bytes, float] = {}  # link key -> when its DEALER was (re)made
-        self.held: list[tuple[bytes, bytes, float]] = []  # (link key, frame, give up at)
+        self.conns = Connections(flood=self.transport.flood)  # link proofs, per connection
         self.seeker = Seeker(None, None, discovering=False)
         self.started_at = clock()
         self.seated_at: float | None = None
@@ -317,25 +304,17 @@ class Node:
         handle everything (module docstring). An idle node sleeps in ``poll`` until the
         earliest deadline of its machine, lobby, discovery, held frames or settling."""
         now = self.clock()
-        timeout_ms = poll_timeout_ms(min(now + max(0.0, max_wait), self.next_wake(now)) - now)
-        self._watch_links()
-        ready = dict(self.poller.poll(timeout_ms))
+        ready = self.transport.wait(min(now + max(0.0, max_wait), self.next_wake(now)) - now)
         self.stats.wakeups += 1
         now = self.clock()
-        if self.held:
-            self._retry_held(now)
         batch: list[AnyEffect] = []
         if self.discovery is not None and self.discovery.fileno() in ready:
             self._on_beacons(now, batch)
-        # Read the links only when poll saw something there (frames or monitor events): an
-        # empty read costs a raised zmq.Again per socket, on every timer wake-up. Poll is
-        # level-triggered, so what arrives after it is seen by the next poll at once.
-        if any(sock in ready for sock in self.link_sockets):
-            for incoming in self.links.recv_incoming():
-                self._route(incoming, now, batch)
-        if any(sock in ready for sock in self.dealer_monitors):
-            for peer in self.links.maintain():  # links whose connection dropped: new sockets
-                self.linked_at[peer] = now
+        flood = self.transport.flood.dropped
+        for incoming in self.transport.receive(now):
+            self._route(incoming, now, batch)
+        if self.transport.flood.dropped != flood:
+            self._flooded(self.transport.flood.dropped - flood)
         self._links_up(now)
         if self.discovery is not None:
             self.discovery.tick(now)
@@ -355,7 +334,7 @@ class Node:
         """Tell the machine which seats our links just reached (``TableMachine.reached``):
         its heartbeat goes out at this step's tick, not up to an interval later."""
         machine = self.machine
-        for peer in self.links.take_up():
+        for peer in self.transport.take_up():
             seat = machine.seating.seat_of(peer) if machine is not None else None
             if machine is not None and seat is not None:
                 machine.reached(seat, now)  # its heartbeat is due at once: next_deadline
@@ -373,8 +352,9 @@ class Node:
         if self.discovery is not None:
             beacon_due = self.discovery.next_deadline()
             due.append(now if beacon_due is None else beacon_due)
-        if self.held:
-            due.append(now + HOLD_RETRY)
+        held = self.transport.next_deadline(now)
+        if held is not None:
+            due.append(held)
         give_up = self.seeker.give_up_at()
         if give_up is not None:
             due.append(give_up)
@@ -382,21 +362,8 @@ class Node:
             due.append(settle_deadline(self.machine, self.over_at, now))
         return min(due)
 
-    def _watch_links(self) -> None:
-        """Poll the monitor of every DEALER the links hold now (they come and go)."""
-        monitors = self.links.monitors_for_poll()
-        if monitors == self.dealer_monitors:
-            return
-        for sock in self.dealer_monitors:
-            self.poller.unregister(sock)
-        for sock in monitors:
-            self.poller.register(sock, zmq.POLLIN)
-        self.dealer_monitors = monitors
-
     def _route(self, incoming: Incoming, now: float, batch: list[AnyEffect]) -> None:
         sender, frame, address, conn = incoming
-        if not self._admit(conn, now):
-            return
         kind = peek_kind(frame)
         if kind is None:
             self.stats.garbage_frames += 1
@@ -431,17 +398,14 @@ class Node:
             else:
                 self.other(effect)
 
-    def _admit(self, conn: bytes, now: float) -> bool:
-        """Take a token from the connection's bucket (:mod:`~dudo_p2p.node.conns`); False:
-        drop the frame. Per connection, not per claimed key: a spoofer claiming a seat's key
-        drains only its own bucket (issue 13 §5)."""
-        if self.conns.admit(conn, now):
-            return True
-        self.stats.flood_dropped += 1
-        if self.stats.flood_dropped % 10_000 == 1:  # the first drop, then one line per 10k
-            log.warning("flood: dropped %d frames so far (last from link %s)",
-                        self.stats.flood_dropped, conn[1:5].hex())
-        return False
+    def _flooded(self, dropped: int) -> None:
+        """The transport dropped ``dropped`` frames over their connection's flood limit
+        (:mod:`~dudo_p2p.net.flood`): per connection, not per claimed key, so a spoofer
+        claiming a seat's key drains only its own bucket (issue 13 §5)."""
+        before = self.stats.flood_dropped
+        self.stats.flood_dropped += dropped
+        if before // 10_000 != self.stats.flood_dropped // 10_000 or before == 0:
+            log.warning("flood: dropped %d frames so far", self.stats.flood_dropped)
 
     def _on_beacons(self, now: float, batch: list[AnyEffect]) -> None:
         assert self.discovery is not None
@@ -560,16 +524,13 @@ class Node:
                 self._send_link(pub, frame)
 
     def _connect(self, peer: bytes, host: str, port: int) -> None:
-        before = self.links.peers().get(peer)
-        self.links.connect(peer, host, port)
-        if self.links.peers().get(peer) != before:  # a new DEALER: not up for a moment
-            self.linked_at[peer] = self.clock()
+        self.transport.connect(peer, host, port, self.clock())
 
     def _tell_links(self, machine: TableMachine) -> None:
         """Our heartbeats name the link they travel on: give the machine each seat's nonce
         (a link redialled from a new socket has a new one)."""
         for seat, pub in enumerate(machine.seating.pubs):
-            nonce = self.links.nonce(pub)
+            nonce = self.transport.nonce(pub)
             if nonce is not None:
                 machine.beats.links[seat] = nonce
 
@@ -577,40 +538,12 @@ class Node:
         """The placeholder link ``old`` becomes ``new``'s link (or is closed): its held frames
         and its age go with it, so nothing queued for the host is lost."""
         if new is None:
-            self.links.disconnect(old)
-            self.held = [h for h in self.held if h[0] != old]
-            self.linked_at.pop(old, None)
-            return
-        self.links.rekey(old, new)
-        self.held = [(new if key == old else key, frame, at) for key, frame, at in self.held]
-        if old in self.linked_at:
-            self.linked_at[new] = self.linked_at.pop(old)
+            self.transport.disconnect(old)
+        else:
+            self.transport.rekey(old, new)
 
     def _send_link(self, peer: bytes, frame: bytes) -> None:
-        """Send, or hold the frame for a link still in its handshake (module constants)."""
-        if self.held and any(key == peer for key, _, _ in self.held):
-            self._hold(peer, frame)  # behind what is already held for that link: in order
-        elif not self.links.send(peer, frame):
-            self._hold(peer, frame)
-
-    def _hold(self, peer: bytes, frame: bytes) -> None:
-        now = self.clock()
-        linked = self.linked_at.get(peer)
-        if linked is None or now - linked > LINK_UP_GRACE or len(self.held) >= MAX_HELD:
-            return  # an old link refusing (full queue, peer gone): dropped, as ever
-        self.held.append((peer, frame, linked + LINK_UP_GRACE))
-
-    def _retry_held(self, now: float) -> None:
-        """Send what links held in the order it was held; keep what is still refused until
-        its link is LINK_UP_GRACE old."""
-        held, self.held = self.held, []
-        refused: set[bytes] = set()
-        for peer, frame, give_up in held:
-            if peer not in refused and self.links.send(peer, frame):
-                continue
-            refused.add(peer)  # keep that link's later frames behind this one
-            if now < give_up:
-                self.held.append((peer, frame, give_up))
+        self.transport.send(peer, frame, self.clock())
 
     def _start_game(self, seated: Seated) -> list[AnyEffect]:
         now = self.clock()
@@ -655,7 +588,7 @@ class Node:
         if self.discovery is None:
             return
         pub = self.identity.public_key
-        port = self.links.port
+        port = self.transport.port
         lobby = self.lobby
         if not isinstance(lobby, HostLobby) or lobby.table is None:
             beacon = Beacon(pub, port, name=_beacon_name(self.name))
@@ -741,10 +674,20 @@ class Node:
         self.links_close()
 
     def links_close(self) -> None:
-        links = getattr(self, "links", None)
-        if links is not None:
-            links.close(getattr(self, "linger_ms", 0))
-        self.ctx.term()
+        """Close the transport (idempotent); a leaving joiner's links linger a moment."""
+        self.transport.close(getattr(self, "linger_ms", 0))
+
+    @property
+    def port(self) -> int:
+        """Our link port: where the other seats reach us."""
+        return self.transport.port
+
+    @property
+    def links(self) -> Links:
+        """The ZeroMQ links under the transport (their counters; AttributeError in memory)."""
+        if isinstance(self.transport, ZmqTransport):
+            return self.transport.links
+        raise AttributeError("an in-memory transport has no ZeroMQ links")
 
 
 def settled(machine: TableMachine, over_at: float, now: float) -> bool:
@@ -801,15 +744,6 @@ def settle_deadline(machine: TableMachine, over_at: float, now: float) -> float:
     # a microsecond past each (the graces compare strictly); those passed already are
     # decided by frames now, not by the clock
     return min((t + 1e-6 for t in due if t + 1e-6 > now), default=math.inf)
-
-
-def poll_timeout_ms(seconds: float) -> int:
-    """The ``zmq.Poller.poll`` timeout for a timer ``seconds`` away: 0 only when it is due,
-    else rounded *up* to whole milliseconds. Rounding down made the last millisecond before
-    every timer a busy loop (poll(0) returns at once until the timer is due: 30-60 empty
-    turns per 50 ms tick on each peer), burning the CPU the other peers needed; waking up to
-    1 ms late is harmless for timers of 50 ms and more."""
-    return 0 if seconds <= 0 else math.ceil(seconds * 1000)
 
 
 def _beacon_name(name: str) -> str:

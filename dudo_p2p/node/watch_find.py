@@ -86,7 +86,7 @@ def find_table(
     matched_at: float | None = None
     while (now := clock()) < deadline:
         discovery.tick(now)
-        due = discovery.next_tick_at() or deadline
+        due = discovery.next_deadline() or deadline
         select.select([discovery.fileno()], [], [], max(0.0, min(deadline, due) - now))
         discovery.on_readable(clock())
         try:

@@ -45,7 +45,7 @@ def test_unproven_connections_are_bounded_and_the_oldest_forgotten() -> None:
     conns = Connections(max_unproven=4)
     for n in range(10):
         conns.admit(b"\x01k" + bytes([n]) * 8, 0.0)
-    assert len(conns._unproven) == 4
+    assert conns.flood.unproven == 4
     assert conns.prove(LIVE, 0, 1) and conns.admit(LIVE, 0.0)  # proven ones are apart
 
 

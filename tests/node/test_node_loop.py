@@ -13,7 +13,8 @@ import zmq
 from node_helpers import free_tcp_port
 
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.node.node import LINK_UP_GRACE, NetConfig, Node, poll_timeout_ms
+from dudo_p2p.net.transport import LINK_UP_GRACE, ZmqTransport, poll_timeout_ms
+from dudo_p2p.node.node import NetConfig, Node
 
 STEP = 0.05  # the caller's budget per step (a session's wait)
 
@@ -56,6 +57,12 @@ def test_poll_timeout_rounds_up_so_the_last_millisecond_is_slept_not_spun() -> N
     assert poll_timeout_ms(0.0495) == 50
 
 
+def _zmq(node: Node) -> ZmqTransport:
+    """The node's ZeroMQ transport (the held frames and the poller live there)."""
+    assert isinstance(node.transport, ZmqTransport)
+    return node.transport
+
+
 def _node(clock: FakeClock) -> Node:
     identity = Identity.generate(lambda n: bytes(range(n)))
     return Node(identity, "loop", NetConfig(bind="127.0.0.1", discovery=False),
@@ -67,7 +74,7 @@ def test_a_step_towards_a_timer_under_a_millisecond_away_sleeps_instead_of_spinn
     node = _node(clock)
     try:
         poller = RecordingPoller(clock)
-        node.poller = poller  # type: ignore[assignment]
+        _zmq(node).poller = poller  # type: ignore[assignment]
         due = clock.now + 0.0004
         node.next_wake = lambda now: due  # type: ignore[method-assign]  # a deadline 0.4 ms away
         steps = 0
@@ -85,7 +92,7 @@ def test_the_links_are_read_only_when_poll_saw_something_on_them() -> None:
     clock = FakeClock()
     node = _node(clock)
     reads: list[int] = []
-    real_read = node.links.recv_incoming
+    real_read = _zmq(node).links.recv_incoming
 
     def counting_read() -> list[Any]:
         reads.append(1)
@@ -93,11 +100,11 @@ def test_the_links_are_read_only_when_poll_saw_something_on_them() -> None:
 
     try:
         poller = RecordingPoller(clock)
-        node.poller = poller  # type: ignore[assignment]
-        node.links.recv_incoming = counting_read  # type: ignore[method-assign]
+        _zmq(node).poller = poller  # type: ignore[assignment]
+        _zmq(node).links.recv_incoming = counting_read  # type: ignore[method-assign]
         node.step(STEP)  # a timer wake-up: nothing on the links
         assert reads == []
-        for sock in node.link_sockets:  # the ROUTER (frames), then its monitor (events)
+        for sock in _zmq(node).link_sockets:  # the ROUTER (frames), then its monitor (events)
             poller.ready = [(sock, 1)]
             node.step(STEP)
         assert reads == [1, 1]
@@ -113,7 +120,7 @@ def test_a_frame_for_a_link_still_in_its_handshake_is_held_and_arrives(
     # The grace is stretched to the test's bound: on a loaded 2-core machine the reconnect
     # and handshake can outlast the 1 s the node allows (the frames are then left to the
     # protocol's re-sends, which this test is not about).
-    monkeypatch.setattr("dudo_p2p.node.node.LINK_UP_GRACE", 5.0)
+    monkeypatch.setattr("dudo_p2p.net.transport.LINK_UP_GRACE", 5.0)
     ctx: zmq.Context[Any] = zmq.Context()
     router: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
     router.setsockopt(zmq.LINGER, 0)
@@ -128,10 +135,10 @@ def test_a_frame_for_a_link_still_in_its_handshake_is_held_and_arrives(
     node.clock = time.monotonic  # real sockets, real handshake
     try:
         peer = b"p" * 32
-        node._connect(peer, "127.0.0.1", port)
-        node._send_link(peer, b"first")
-        node._send_link(peer, b"second")
-        assert [frame for _, frame, _ in node.held] == [b"first", b"second"]  # refused: held
+        node.transport.connect(peer, "127.0.0.1", port, time.monotonic())
+        node.transport.send(peer, b"first", time.monotonic())
+        node.transport.send(peer, b"second", time.monotonic())
+        assert [frame for _, frame, _ in _zmq(node).held] == [b"first", b"second"]  # refused: held
         router.bind(endpoint)  # ZeroMQ reconnects on its own (every 100 ms)
         got: list[bytes] = []
         deadline = time.monotonic() + 5.0
@@ -140,7 +147,7 @@ def test_a_frame_for_a_link_still_in_its_handshake_is_held_and_arrives(
             while router.poll(0):
                 got.append(router.recv_multipart()[1])
         assert got == [b"first", b"second"]  # delivered, in order
-        assert node.held == []
+        assert _zmq(node).held == []
     finally:
         node.close()
         router.close(linger=0)
@@ -152,18 +159,19 @@ def test_frames_are_not_held_for_an_old_link_nor_beyond_the_grace() -> None:
     node = _node(clock)
     try:
         peer = b"q" * 32
-        node._connect(peer, "127.0.0.1", 9)  # nothing listens: the link never comes up
+        # nothing listens: the link never comes up
+        node.transport.connect(peer, "127.0.0.1", 9, clock.now)
         clock.now += LINK_UP_GRACE + 0.1
-        node._send_link(peer, b"late")
-        assert node.held == []  # an old link that refuses: dropped as before
-        node._connect(b"r" * 32, "127.0.0.1", 9)
-        node._send_link(b"r" * 32, b"young")
-        assert len(node.held) == 1
-        node.poller = RecordingPoller(clock)  # type: ignore[assignment]
+        node.transport.send(peer, b"late", clock.now)
+        assert _zmq(node).held == []  # an old link that refuses: dropped as before
+        node.transport.connect(b"r" * 32, "127.0.0.1", 9, clock.now)
+        node.transport.send(b"r" * 32, b"young", clock.now)
+        assert len(_zmq(node).held) == 1
+        _zmq(node).poller = RecordingPoller(clock)  # type: ignore[assignment]
         for _ in range(1000):
             node.step(STEP)
-            if not node.held:
+            if not _zmq(node).held:
                 break
-        assert node.held == [] and clock.now <= 1000.0 + 2 * LINK_UP_GRACE + 0.2
+        assert _zmq(node).held == [] and clock.now <= 1000.0 + 2 * LINK_UP_GRACE + 0.2
     finally:
         node.close()

@@ -25,7 +25,8 @@ from dudo_p2p.consensus.lobby import (
 from dudo_p2p.consensus.presence import HUMAN_GRACE, TABLE_GONE_AFTER
 from dudo_p2p.consensus.sync import SYNC_BUDGET
 from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS
-from dudo_p2p.node.node import HOLD_RETRY, SETTLE_GRACE
+from dudo_p2p.net.transport import HOLD_RETRY
+from dudo_p2p.node.node import SETTLE_GRACE
 from dudo_p2p.protocol.codec import MAX_CONTAINER_LEN, MAX_DEPTH, MAX_FRAME
 from dudo_p2p.protocol.kinds import SYNC_CHUNK
 
