@@ -1,7 +1,8 @@
 """The node: the one loop that owns the sockets, the clock, the randomness and the journal.
 
-A :class:`Node` wires :class:`~dudo_p2p.net.links.Links` and (optionally)
-:class:`~dudo_p2p.net.discovery.Discovery` to the pure :class:`~dudo_p2p.consensus.lobby.Lobby`
+A :class:`Node` wires a :class:`~dudo_p2p.net.transport.Transport` (ZeroMQ links by default,
+an in-memory twin in tests) and (optionally) :class:`~dudo_p2p.net.discovery.Discovery` to the
+pure :class:`~dudo_p2p.consensus.lobby.Lobby`
 and, once every seat signed the genesis, the :class:`~dudo_p2p.consensus.machine.TableMachine`.
 Nothing else in dudo-p2p reads ``time.monotonic`` or ``os.urandom`` for the game.
 
@@ -191,14 +192,17 @@ class Node:
         journal_path: Path | None = None,
         journal_dir: Path | None = None,
         grace_ms: int = 0,
+        **inject: Any,
     ) -> Node:
         """Open a table of ``seats`` seats (we take seat 0) and advertise it; a silent seat
         is waited for ``grace_ms`` past the silence timeout (the reconnect grace, §4.6).
-        Without ``journal_path`` the game journals itself into ``journal_dir``, if given."""
-        node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir)
+        Without ``journal_path`` the game journals itself into ``journal_dir``, if given.
+        ``inject``: ``clock``, ``transport``, ``rng`` for the constructor (tests)."""
+        node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir,
+                   **inject)
         code = table or new_table_code(node.rng)
         node.lobby = HostLobby(
-            identity, name, net.bind, node.links.port, table=code,
+            identity, name, net.bind, node.port, table=code,
             game_id=node.rng.randbytes(16), seats=seats, rules=rules,
             turn_timer_ms=turn_timer_ms, grace_ms=grace_ms,
         )
@@ -219,13 +223,16 @@ class Node:
         accept_rules: Callable[[RuleSet], bool] = lambda _: True,
         pin: KeyPin | None = None,
         journal_dir: Path | None = None,
+        **inject: Any,
     ) -> Node:
         """Sit at a table: the one at each ``host:port`` in ``addresses`` and/or (``discover``)
         the first open one the beacons show (with code ``table`` when given, hosted by the
         key ``pin`` matches when given: an answer signed by another key is refused). Without
-        ``journal_path`` the game journals itself into ``journal_dir``, if given."""
-        node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir)
-        lobby = JoinerLobby(identity, name, net.bind, node.links.port, table=table, pin=pin,
+        ``journal_path`` the game journals itself into ``journal_dir``, if given. ``inject``:
+        ``clock``, ``transport``, ``rng`` for the constructor (tests)."""
+        node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir,
+                   **inject)
+        lobby = JoinerLobby(identity, name, net.bind, node.port, table=table, pin=pin,
                             accept_rules=accept_rules)
         node.lobby = lobby
         node.seeker = Seeker(table, pin, discovering=discover and node.discovery is not None)

@@ -1,0 +1,103 @@
+"""A whole game of real nodes without a socket: three ``Node`` objects on the in-memory twin of
+the transport (``MemoryTransport`` over one ``MemoryHub``), one fake clock moved to the
+earliest deadline when nothing is left to deliver, a seeded RNG each (issue 19: transport,
+clock and RNG injected). Deterministic: no sleep, no port, no thread."""
+
+from __future__ import annotations
+
+import random
+
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.net.transport import MemoryHub, MemoryTransport
+from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.rules import RuleSet
+
+NET = NetConfig(bind="127.0.0.1", discovery=False)
+RULES = RuleSet.from_dict({**RuleSet().to_dict(), "starting_dice": 3})
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _table(seed: int) -> tuple[list[Node], Clock, MemoryHub]:
+    rng = random.Random(seed)
+    clock, hub = Clock(), MemoryHub()
+
+    def inject(key: bytes) -> dict[str, object]:
+        return {"clock": clock, "rng": random.Random(rng.random()),
+                "transport": MemoryTransport(hub, key, nonces=rng.randbytes)}
+
+    ids = [Identity.generate(rng.randbytes) for _ in range(3)]
+    host = Node.host(ids[0], "ana", NET, seats=3, rules=RULES, turn_timer_ms=0,
+                     **inject(ids[0].public_key))
+    joiners = [Node.join(ident, name, NET, addresses=[("127.0.0.1", host.port)],
+                         discover=False, **inject(ident.public_key))
+               for ident, name in zip(ids[1:], ["bea", "carla"], strict=True)]
+    return [host, *joiners], clock, hub
+
+
+def _run(nodes: list[Node], clock: Clock, hub: MemoryHub, seed: int) -> int:
+    """Step every node; act with a random legal action; when nothing moved, jump the clock
+    to the earliest deadline. Returns how many times the clock jumped."""
+    rng = random.Random(seed)
+    jumps = 0
+    for _ in range(20_000):
+        if all(n.settled() for n in nodes):
+            return jumps
+        for node in nodes:
+            node.step(0.0)
+            machine = node.machine
+            legal = machine.legal_actions() if machine is not None else []
+            if legal:
+                node.carry_out(machine.submit(rng.choice(legal), clock.now))  # type: ignore[union-attr]
+        if not any(t.inbox for t in hub.bound.values()):
+            due = min(n.next_wake(clock.now) for n in nodes)
+            clock.now = max(clock.now, due)
+            jumps += 1
+    raise AssertionError(f"no end by t={clock.now:.1f}")
+
+
+def test_three_nodes_play_a_whole_game_in_memory_and_agree() -> None:
+    nodes, clock, hub = _table(7)
+    try:
+        _run(nodes, clock, hub, 7)
+        heads = {n.machine.replica.head for n in nodes if n.machine is not None}
+        assert len(heads) == 1 and all(n.machine is not None for n in nodes)
+        assert all(n.over for n in nodes)
+        winners = {n.summary()["winner"] for n in nodes}
+        assert len(winners) == 1 and None not in winners
+    finally:
+        for node in nodes:
+            node.close()
+
+
+def test_an_idle_seated_node_in_memory_wakes_only_at_its_deadlines() -> None:
+    """Nobody acts: between two wake-ups the clock jumps straight to the next deadline, and
+    no deadline is closer than the heartbeat's re-send schedule allows."""
+    nodes, clock, hub = _table(11)
+    try:
+        for _ in range(2000):  # seat them and let the first commitments go round
+            for node in nodes:
+                node.step(0.0)
+            if all(n.machine is not None and not any(t.inbox for t in hub.bound.values())
+                   for n in nodes) and clock.now > 105.0:
+                break
+            if not any(t.inbox for t in hub.bound.values()):
+                clock.now = max(clock.now, min(n.next_wake(clock.now) for n in nodes))
+        node = nodes[0]
+        start, wakes = clock.now, 0
+        while clock.now < start + 10.0:
+            clock.now = max(clock.now, node.next_wake(clock.now))
+            node.step(0.0)
+            wakes += 1
+            for other in nodes[1:]:
+                other.step(0.0)
+        assert wakes <= 10.0 * 3  # heartbeat, re-send and at most one more a second
+    finally:
+        for node in nodes:
+            node.close()
