@@ -121,7 +121,10 @@ def test_the_host_killed_and_restarted_from_its_journal_within_the_grace_is_back
 def test_a_two_seat_game_whose_other_seat_dies_is_abandoned_not_won(
     tmp_path: Path, peers: list[Peer]
 ) -> None:
-    host, b1 = table(tmp_path, peers, 2)
+    # 5 dice, not FAST's 3: the kill after round 1 must land before the game's end, and two
+    # quick bots played the two rounds a 3-dice game may have left before a test process at
+    # load 20 reacted (seen once)
+    host, b1 = table(tmp_path, peers, 2, "--rule", "starting_dice=5")
     assert host.wait_line("round 1 resolved", 60), host.explain()
     b1.kill9()
     assert host.finish(timeout=30) == Exit.ABANDONED, host.explain()
@@ -133,7 +136,7 @@ def test_a_two_seat_game_whose_other_seat_dies_is_abandoned_not_won(
 def test_a_two_seat_kill_9_and_restart_within_the_grace_resumes(
     tmp_path: Path, peers: list[Peer]
 ) -> None:
-    host, b1 = table(tmp_path, peers, 2, "--grace", "30")
+    host, b1 = table(tmp_path, peers, 2, "--grace", "30", "--rule", "starting_dice=5")
     assert host.wait_line("round 1 resolved", 60), host.explain()
     b1.kill9()
     time.sleep(6.0)  # past the silence timeout: the host shows b1 disconnected
