@@ -8,14 +8,14 @@ from __future__ import annotations
 import pytest
 from lobby_helpers import GAME_ID, Room, ids, table
 
-from dudo_p2p.consensus.lobby import HOST_SILENCE, Phase, SendTo, peek_kind
+from dudo_p2p.consensus.lobby import HOST_SILENCE, Phase, SendTo
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.node.node import NetConfig, Node, run_until
 from dudo_p2p.node.seeking import LOOK_AGAIN
-from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
+from dudo_p2p.protocol.envelope import open_envelope, peek_kind, seal_envelope
 from dudo_p2p.protocol.kinds import Leave, Refusal, Welcome
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import RuleSet
