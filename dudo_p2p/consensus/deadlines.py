@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dudo_p2p.consensus.presence import REACHED_WAIT
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.consensus.timers import awaited
 
@@ -98,8 +99,13 @@ def _suspicion(machine: TableMachine, now: float) -> list[float]:
     for seat in machine.expelled & set(parts):
         if _may_vote(machine, seat):
             out.append(now)
-    others = [t for s, t in timers.last_heard.items() if s != machine.seat]
+    me = machine.seat
+    others = [t for s, t in timers.last_heard.items() if s != me]
     if others and machine.outcome is None:
-        gone = presence.gone_after
-        out.append(now if all(now - t > gone for t in others) else _past(max(others) + gone, now))
+        # every other seat silent past the delay, and no link of ours to one up within
+        # REACHED_WAIT (a link that came up holds "table gone" off)
+        boundary = max([max(others) + presence.gone_after]
+                       + [at + REACHED_WAIT for s, at in presence.reached.items() if s != me])
+        gone = presence.table_gone(timers.last_heard, me, now)
+        out.append(now if gone else _past(boundary, now))
     return out

@@ -109,6 +109,12 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         """The removal certificates we hold, by (epoch, removed seat): the votes of each."""
         return self.votes.certificates
 
+    @property
+    def next_heartbeat(self) -> float:
+        """When our next heartbeat is due (the machine schedules its own: at once when the
+        game ends for us or a link came up, ``Timers.beat_at_once``)."""
+        return self.timers.next_heartbeat
+
     def next_deadline(self, now: float) -> float:
         """When :meth:`tick` next has something to do (``now``: at once); ticking earlier
         is a wasted call, never a change (:mod:`~dudo_p2p.consensus.deadlines`). A node sleeps
@@ -219,6 +225,7 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         if 0 <= seat < self.seating.n and seat != self.seat:
             self.presence.reached[seat] = now
             self.timers.next_heartbeat = min(self.timers.next_heartbeat, now)
+            self._deadline = None  # next_deadline: the heartbeat is due now
 
     def tick(self, now: float) -> list[Effect]:
         """Timers: heartbeats, suspicion votes. Call at least a few times a second. A seat
