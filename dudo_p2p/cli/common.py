@@ -83,7 +83,8 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
                         help='last line: {"winner", "log_hash", "rounds", "seconds", '
                              '"outcome"} (outcome: ok, failed, removed, table_gone, refused, '
-                             'abandoned, as the exit code)')
+                             'abandoned, as the exit code); with --then-watch and removed, '
+                             'also "watched": {"outcome", "verified", "log_hash", "moves"}')
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                         help="give up after S seconds (default %(default)s)")
     parser.add_argument("--name", default=None, help="display name (default from the key)")

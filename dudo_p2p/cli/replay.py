@@ -86,8 +86,10 @@ def print_text(replay: Replay, *, from_start: bool) -> None:
         elif step.reveal is not None:
             result = step.reveal
             print(f"  reveal {list(map(list, result.dice))}: {result.kind} by "
-                  f"{names[result.caller]}, {result.held} counted; lost "
-                  f"{ {names[s]: n for s, n in result.losses.items() if n} }")
+                  f"{names[result.caller]}, {result.held} counted; dice "
+                  + (", ".join([f"{names[s]} -{n}" for s, n in result.losses.items()]
+                               + [f"{names[s]} +{n}" for s, n in result.gains.items()])
+                     or "unchanged"))
         elif step.removed is not None:
             print(f"  {names[step.removed]} removed")
     for stats in replay.player_stats():

@@ -49,7 +49,10 @@ def add_parser(subparsers: Any) -> None:
                              "(default %(default)s)")
     parser.add_argument("--timeout", type=float, default=600.0, metavar="S",
                         help="give up after S seconds (default %(default)s)")
-    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    parser.add_argument("--json", action="store_true",
+                        help='last line: {"outcome", "verified", "log_hash", "moves", '
+                             '"items", "flagged", "refused"} (outcome: ok, failed, refused, '
+                             'as the exit code)')
     common.add_net_options(parser)
     parser.set_defaults(handler=run)
 
@@ -76,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     session = WatchSession(identity, host, port, table=table or "", pin=pin, bind=args.bind)
     print(f"watch: waiting for the table at {host}:{port} (our link port "
           f"{session.watcher.links.port})", file=sys.stderr, flush=True)
-    code, line = watch_to_the_end(session, args.timeout, None if args.json else _say)
+    # the round lines with --json too: the JSON line comes last, as every --json says
+    code, line = watch_to_the_end(session, args.timeout, _say)
     spectator = session.watcher.spectator
     done = spectator.progress()
     if args.json:
