@@ -232,8 +232,10 @@ def test_cutting_the_joiners_first_tcp_connection_does_not_stall_the_game(
     host_port = free_tcp_port()
     relay = CuttableProxy(host_port)
     try:
-        table = open_table(tmp_path, peers, hostiles, 3, seed=15, port=host_port,
-                           join_port=relay.port)
+        # 5 dice, not 3: the guard below needs the game to outlast 6 s, and a 3-dice game
+        # whose slow seat went out early was over in 5.5 s (load 21-33, lobby's full run)
+        table = open_table(tmp_path, peers, hostiles, 3, "--rule", "starting_dice=5",
+                           seed=15, port=host_port, join_port=relay.port)
         joiner = table.hostile
         cuts = [0]
         next_cut = [time.monotonic() + 1.0]
