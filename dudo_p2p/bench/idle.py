@@ -70,12 +70,18 @@ class _Loop(threading.Thread):
             self.node.step(1.0)
 
 
+def _port(node: Node) -> int:
+    """The node's link port (``node.links.port`` on a tree before the transport)."""
+    port = getattr(node, "port", None)
+    return port if isinstance(port, int) else int(node.links.port)
+
+
 def idle_wakeups(seconds: float) -> dict[str, float | None]:
     """Seat two nodes, then count each one's wake-ups over ``seconds`` of nobody acting."""
     host = Node.host(Identity.generate(), "idle0", LOOPBACK, seats=2, rules=RuleSet(),
                      turn_timer_ms=0)
     joiner = Node.join(Identity.generate(), "idle1", LOOPBACK,
-                       addresses=[("127.0.0.1", host.port)], discover=False)
+                       addresses=[("127.0.0.1", _port(host))], discover=False)
     loops = [_Loop(host), _Loop(joiner)]
     try:
         for loop in loops:
