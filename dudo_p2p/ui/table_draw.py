@@ -271,7 +271,11 @@ def _own_hand(scene: TableCore, surface: pygame.Surface, hide_all: bool) -> None
     draw.panel(surface, box)
     if scene.watching:  # a spectator holds no hand: say what it is looking at instead
         draw.text(surface, tr("table.watching"), (box.left + 14, box.top + 10), 28, theme.GOLD)
-        draw.text_block(surface, tr("table.watching_help"), box.inflate(-28, -60).move(0, 20),
+        badge = scene.model.badge
+        if badge is not None:  # "Verified to move N", kept until the next round's
+            draw.text(surface, badge(tr), (box.left + 14, box.top + 46), 24, theme.GOLD,
+                      max_width=box.width - 28)
+        draw.text_block(surface, tr("table.watching_help"), box.inflate(-28, -84).move(0, 32),
                         22, theme.CREAM)
         return
     draw.text(surface, tr("table.your_dice"), (box.left + 14, box.top + 10), 28, theme.GOLD)

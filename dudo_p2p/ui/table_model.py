@@ -22,6 +22,7 @@ from dudo_p2p.session import (
     GameAbandoned,
     GameOver,
     GameStarted,
+    Notice,
     PlayerLeft,
     RoundResolved,
     RoundStarted,
@@ -100,6 +101,9 @@ class TableModel:
         self.messages: collections.deque[Words] = collections.deque(maxlen=6)
         self.toast: tuple[Words, float] | None = None
         self.talk = TalkBoard()
+        # a spectator's standing "verified to move N" (or "NOT verified"): the last
+        # watch.* notice, kept on screen, not only as a toast and a log line
+        self.badge: Words | None = None
 
     # ---- events in ----------------------------------------------------------------------
 
@@ -163,6 +167,9 @@ class TableModel:
                 # a bubble at the seat, never a line in the table's log
                 if self.talk.heard(who, phrase, now):
                     out.cues.append((None, "talk"))
+            case Notice(key=key) if key.startswith("watch."):
+                self.badge = partial(self._event_words, event)
+                self.say_event(event, now)
             case _:
                 self.say_event(event, now)
         return out
@@ -175,7 +182,10 @@ class TableModel:
     def say_event(self, event: Event, now: float) -> None:
         """Tell the player about ``event`` in words, when it is one they must be told."""
         if words.event_line(self._tr(), self._names(), event) is not None:
-            self.say(lambda tr: words.event_line(tr, self._names(), event) or "", now)
+            self.say(partial(self._event_words, event), now)
+
+    def _event_words(self, event: Event, tr: Tr) -> str:
+        return words.event_line(tr, self._names(), event) or ""
 
     def _outcome(self, result: RoundResult, tr: Tr) -> str:
         """A round's outcome for the log: "Ronda 3: En la mesa hay... Ana pierde un dado"."""

@@ -37,6 +37,7 @@ from dudo_p2p.ui.replay_records import RecordsScene
 from dudo_p2p.ui.replay_scene import ReplayScene
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
+from dudo_p2p.ui.table_layout import own_hand_rect
 
 from .conftest import FakeClock
 from .helpers import TextRecorder, click_button, key
@@ -190,5 +191,13 @@ def test_watch_with_the_real_factory_shows_a_seated_table_every_hand_hidden(
         result = scene.model.last_round.result  # the latest round verified (one or several)
         assert host.machine is not None
         assert result in host.machine.replica.engine.results
+        # the badge: how far the log is verified, standing in the Watching panel (not only a
+        # toast and a log line), the move count the session verified when the round ended
+        recorder.frame(app)
+        panel = own_hand_rect()
+        badges = [m for m, rect, _ in recorder.drawn
+                  if m.startswith("Verified to move ") and panel.contains(rect)]
+        assert len(badges) == 1 and session.verified is not None
+        assert 0 < int(badges[0].removeprefix("Verified to move ")) <= session.verified.moves
     finally:
         app.scene.leave()
