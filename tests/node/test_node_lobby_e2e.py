@@ -39,16 +39,16 @@ CODE = "KQ7XM"
 REFUSED_WITHIN = 2.0  # issue 13: "refused within 2 s"
 
 
-def beacons_heard_from(names: set[str], beacon_port: int, timeout: float) -> bool:
-    """Listen on the beacon port until every peer in ``names`` has beaconed (a seeking
-    joiner beacons its name with no table), or ``timeout`` s."""
+def tables_beaconing(codes: set[str], beacon_port: int, timeout: float) -> bool:
+    """Listen on the beacon port until a table of every code in ``codes`` has beaconed, or
+    ``timeout`` s."""
     listener = Discovery(beacon_port, broadcast_addresses=[LOOPBACK_BROADCAST])
     try:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             now = time.monotonic()
             listener.on_readable(now)
-            if names <= {seen.beacon.name for seen in listener.peers(now).values()}:
+            if codes <= {seen.beacon.table_code for seen in listener.peers(now).values()}:
                 return True
             zmq.select([listener.fileno()], [], [], 0.2)
         return False
@@ -208,17 +208,20 @@ def test_discover_without_a_code_moves_on_to_the_next_open_table_then_says_no_op
     net = loopback_net(beacon_port)
     other = tmp_path / "other"
     other.mkdir()
-    # The bots first, and the tables only once all three are listening: these 3-dice games
-    # last half a second, and a bot still starting when both were over found no table at
-    # all and timed out (2 runs in 7 at load 20).
+    # Both tables beacon before any bot starts: a bot refused by the one table waits only
+    # LOOK_AGAIN (1.5 s) for another, so a second table still starting then is never seen
+    # (2 runs in 7 at load 30 when the bots came first). Five dice, so both games are still
+    # on when the slowest bot is up (three-dice games lasted half a second: a bot starting
+    # after both had ended found no table at all, once in CI).
+    five = ("--rule", "starting_dice=5")
+    hosts = [Peer("host", host_args("host", tmp_path, 2, "--table", CODE, *five, *net)),
+             Peer("other", host_args("other", other, 2, "--table", "ZZ7XM", *five, *net))]
+    peers.extend(hosts)
+    assert tables_beaconing({CODE, "ZZ7XM"}, beacon_port, 60), \
+        "\n".join(h.explain() for h in hosts)
     bots = [Peer(f"b{i}", bot_args(f"b{i}", tmp_path, "--discover", "-v", *net))
             for i in range(3)]
     peers.extend(bots)
-    assert beacons_heard_from({"b0", "b1", "b2"}, beacon_port, 60), \
-        "\n".join(b.explain() for b in bots)
-    hosts = [Peer("host", host_args("host", tmp_path, 2, "--table", CODE, *net)),
-             Peer("other", host_args("other", other, 2, "--table", "ZZ7XM", *net))]
-    peers.extend(hosts)
     codes = {bot.name: bot.finish() for bot in bots}
     seated = [b for b in bots if codes[b.name] == Exit.OK]
     refused = [b for b in bots if codes[b.name] == Exit.REFUSED]
