@@ -18,6 +18,7 @@ from dudo_p2p.rules import (
     DoubtClaim,
     Dudo,
     Matar,
+    PalificoMode,
     Pasar,
     Picado,
     PlayerAction,
@@ -65,7 +66,11 @@ def action_from_fields(seat: int, kind: str, count: int, face: int, option: str)
                 raise DecodeError(f"direction must be cw or ccw, not {option!r}")
             return ChooseDirection(seat, option == "cw")
         if kind == "palifico":
-            return ChoosePalifico(seat, option)
+            try:  # a mode this version does not know cannot be played: the act is refused
+                mode = PalificoMode(option)
+            except ValueError:
+                raise DecodeError(f"unknown palifico mode {option!r}") from None
+            return ChoosePalifico(seat, mode)
         cls = _SIMPLE.get(kind)
         if cls is None:
             raise DecodeError(f"unknown act kind {kind!r}")

@@ -11,6 +11,7 @@ raise ``InvalidValue``); whether an action is allowed *now* is the engine's ques
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.rules.bid import Bid
@@ -26,6 +27,7 @@ __all__ = [
     "EnvAction",
     "Matar",
     "OpenerDraw",
+    "PalificoMode",
     "Pasar",
     "Picado",
     "PlayerAction",
@@ -35,9 +37,21 @@ __all__ = [
     "Spin",
 ]
 
-#: ChoosePalifico modes: "normal" (D15 as written), "open"/"closed" (V11), "decline" (V12),
-#: "obligar" (V13: the opener forces a palifico round), "none" (V13: the opener does not).
-PALIFICO_MODES = ("normal", "open", "closed", "decline", "obligar", "none")
+class PalificoMode(StrEnum):
+    """The opener's setup choice for a palifico round. A ``str`` (its value is the wire's
+    ``option`` string, protocol.md §4.10 act), so comparisons with the plain strings hold;
+    a string that names none is refused where an action is built (``InvalidValue``)."""
+
+    NORMAL = "normal"  # D15 as written
+    OPEN = "open"  # V11: everyone sees every other player's dice, not their own
+    CLOSED = "closed"  # V11: only the one-die player sees its die, the others play blind
+    DECLINE = "decline"  # V12: the opener declines its palifico round
+    OBLIGAR = "obligar"  # V13: the opener forces a palifico round
+    NONE = "none"  # V13: the opener does not
+
+
+#: Every ChoosePalifico mode, in declaration order.
+PALIFICO_MODES: tuple[PalificoMode, ...] = tuple(PalificoMode)
 
 
 def _check_seat(seat: int) -> None:
@@ -126,12 +140,15 @@ class ChooseDirection(_Seated):
 class ChoosePalifico(_Seated):
     """The opener's palifico choice; ``mode`` is one of ``PALIFICO_MODES``."""
 
-    mode: str
+    mode: PalificoMode
 
     def __post_init__(self) -> None:
         _check_seat(self.seat)
-        if self.mode not in PALIFICO_MODES:
-            raise InvalidValue(f"palifico mode must be one of {PALIFICO_MODES}, not {self.mode!r}")
+        try:  # a plain string (from the wire or a record) becomes the enum member
+            object.__setattr__(self, "mode", PalificoMode(self.mode))
+        except ValueError:
+            modes = ", ".join(PALIFICO_MODES)
+            raise InvalidValue(f"palifico mode must be one of {modes}, not {self.mode!r}") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ import enum
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from dudo_p2p.rules.actions import PalificoMode
 from dudo_p2p.rules.bid import Bid
 
 __all__ = ["PalificoInfo", "Phase", "RoundResult", "SeatCounts"]
@@ -57,7 +58,7 @@ class PalificoInfo:
     opening bid). ``mode``: "normal" (D15), "open"/"closed" (V11) or "obligar" (V13)."""
 
     seat: int
-    mode: str
+    mode: PalificoMode
     face: int | None = None
 
 

@@ -23,6 +23,7 @@ from dudo_p2p.rules.actions import (
     Dudo,
     Matar,
     OpenerDraw,
+    PalificoMode,
     Pasar,
     Picado,
     Raise,
@@ -100,7 +101,7 @@ def _start_round(game: S, opener: int) -> S:
         if rules.palifico_open_closed or rules.palifico_optional:
             pending.append("palifico")
         else:
-            palifico = PalificoInfo(owner, "normal")
+            palifico = PalificoInfo(owner, PalificoMode.NORMAL)
     elif rules.obligar_anytime and opener not in game.obligar_used:
         pending.append("obligar")
     return replace(
@@ -117,11 +118,12 @@ def _setup_done(game: S) -> S:
     return replace(game, setup_pending=rest, phase=Phase.SETUP if rest else Phase.BIDDING)
 
 
-def _choose_palifico(game: S, seat: int, mode: str) -> S:
+def _choose_palifico(game: S, seat: int, mode: PalificoMode) -> S:
     state = game
-    if mode in ("normal", "open", "closed", "obligar"):
+    if mode in (PalificoMode.NORMAL, PalificoMode.OPEN, PalificoMode.CLOSED,
+                PalificoMode.OBLIGAR):
         state = replace(game, palifico_round=PalificoInfo(seat, mode))
-    elif mode == "decline":  # V12: the right is used up by declining it
+    elif mode is PalificoMode.DECLINE:  # V12: the right is used up by declining it
         state = replace(
             game, palifico_pending=None, palifico_used=game.palifico_used | {seat}
         )

@@ -30,6 +30,7 @@ from dudo_p2p.rules.actions import (
     Dudo,
     Matar,
     OpenerDraw,
+    PalificoMode,
     Pasar,
     Picado,
     Raise,
@@ -58,17 +59,18 @@ _WAITS = {Phase.DRAW_OPENER: "the opener draw", Phase.REVEAL: "the dice to be re
           Phase.SPIN: "the revolver's spin", Phase.OVER: "nothing: the game is over"}
 
 
-def palifico_modes(state: GameFields) -> tuple[str, ...]:
+def palifico_modes(state: GameFields) -> tuple[PalificoMode, ...]:
     """The modes the opener may choose for the pending setup choice ("palifico"/"obligar")."""
     if not state.setup_pending:
         return ()
     rules = state.rules
     if state.setup_pending[0] == "obligar":
-        return ("obligar", "none")
+        return (PalificoMode.OBLIGAR, PalificoMode.NONE)
     if state.setup_pending[0] != "palifico":
         return ()
-    modes = ("open", "closed") if rules.palifico_open_closed else ("normal",)
-    return (*modes, "decline") if rules.palifico_optional else modes
+    modes = ((PalificoMode.OPEN, PalificoMode.CLOSED) if rules.palifico_open_closed
+             else (PalificoMode.NORMAL,))
+    return (*modes, PalificoMode.DECLINE) if rules.palifico_optional else modes
 
 
 def why_illegal(state: GameFields, action: Action) -> str | None:

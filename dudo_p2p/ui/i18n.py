@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from dudo_p2p.rules.actions import PalificoMode
 from dudo_p2p.session.events import CheatKind, Outcome, Reason
 from dudo_p2p.ui import resume_texts, rule_texts
 
@@ -54,14 +55,7 @@ VALUE_KEYS = {
     "bank": "value.bank",
     "forbidden": "value.forbidden",
 }
-PALIFICO_MODE_KEYS = {
-    "normal": "palifico.normal",
-    "open": "palifico.open",
-    "closed": "palifico.closed",
-    "decline": "palifico.decline",
-    "obligar": "palifico.obligar",
-    "none": "palifico.none",
-}
+PALIFICO_MODE_KEYS: dict[str, str] = {mode: f"palifico.{mode.value}" for mode in PalificoMode}
 
 ES: dict[str, str] = {
     "replay.title": "Repetición · paso {step} de {steps} · ronda {round}",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dudo_p2p.consensus import events as ev
-from dudo_p2p.consensus.actions_wire import action_from_fields
+from dudo_p2p.consensus.actions_wire import action_fields, action_from_fields
 from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.consensus.record import RecordViolation, verify_record
 from dudo_p2p.consensus.replica import EpochPhase
@@ -14,7 +14,7 @@ from dudo_p2p.errors import DecodeError
 from dudo_p2p.protocol.codec import decode, encode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import Ack, Act, Bye, Heartbeat, Reveal, SyncReply, SyncRequest, Vote
-from dudo_p2p.rules import Bid, Raise, RuleSet
+from dudo_p2p.rules import Bid, ChoosePalifico, PalificoMode, Raise, RuleSet
 
 from .fakenet import FakeNet
 
@@ -282,6 +282,18 @@ def test_a_genesis_or_its_signature_with_a_seq_other_than_0_is_refused() -> None
 def test_an_act_carries_no_field_its_action_does_not_use() -> None:
     assert action_from_fields(0, "raise", 3, 4, "") == Raise(0, Bid(3, 4))
     for fields in (("raise", 3, 4, "cw"), ("picado", 3, 4, "x"), ("dudo", 0, 0, "cw"),
-                   ("dudo", 1, 0, ""), ("direction", 0, 0, "up")):
+                   ("dudo", 1, 0, ""), ("direction", 0, 0, "up"), ("palifico", 0, 0, "abierto"),
+                   ("palifico", 0, 0, ""), ("palifico", 1, 0, "open")):
         with pytest.raises(DecodeError):
             action_from_fields(0, *fields)
+
+
+def test_a_palifico_mode_is_its_enum_member_from_the_wire_and_the_same_string_on_it() -> None:
+    """Issue 13 §7: palifico modes are an enum end to end; on the wire the mode's string."""
+    for mode in PalificoMode:
+        action = action_from_fields(2, "palifico", 0, 0, mode.value)
+        assert isinstance(action, ChoosePalifico) and action.mode is mode
+        assert action_fields(action) == ("palifico", 0, 0, mode.value)
+        # the enum member encodes to the very bytes of its string: hashes do not move
+        assert encode(["palifico", action.mode]) == encode(["palifico", mode.value])
+    assert ChoosePalifico(0, "closed").mode is PalificoMode.CLOSED  # type: ignore[arg-type]

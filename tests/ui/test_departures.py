@@ -8,6 +8,7 @@ from __future__ import annotations
 import pygame
 import pytest
 
+from dudo_p2p.rules import ChoosePalifico, PalificoMode
 from dudo_p2p.session import (
     CheatDetected,
     CheatKind,
@@ -22,7 +23,7 @@ from dudo_p2p.session import (
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import words
 from dudo_p2p.ui.app import App
-from dudo_p2p.ui.i18n import CATALOGUE, Tr
+from dudo_p2p.ui.i18n import CATALOGUE, PALIFICO_MODE_KEYS, Tr
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
 
@@ -48,6 +49,13 @@ def test_every_removal_reason_and_cheat_kind_has_its_own_sentence(lang: str) -> 
         assert line is not None and "Bruno" in line
     for outcome in Outcome:
         assert outcome.key in CATALOGUE[lang], f"{lang} lacks {outcome.key}"
+    mode_texts = set()
+    for mode in PalificoMode:  # each mode its own words, in the history line too
+        assert PALIFICO_MODE_KEYS[mode] in CATALOGUE[lang], f"{lang} lacks palifico {mode}"
+        text = tr(PALIFICO_MODE_KEYS[mode])
+        mode_texts.add(text)
+        assert text in words.action_line(tr, NAMES, ChoosePalifico(1, mode))
+    assert len(mode_texts) == len(PalificoMode)
     # the names the machine emits and the ones the old catalogue had read the same
     assert words.event_line(tr, NAMES, CheatDetected(1, CheatKind.parse("bad-reveal"))) == \
         words.event_line(tr, NAMES, CheatDetected(1, CheatKind.parse("bad_reveal")))
