@@ -111,12 +111,14 @@ class PhasesMixin(MachineCore):
         self._consider(env, now)
 
     def _share_of_withheld(self) -> KeyShare | None:
-        """Our ``key-share`` of the one seat that withheld its reveal: opened again from
-        the box of its chained commit (a restart keeps no opened share)."""
+        """Our ``key-share`` of every seat that withheld its reveal: opened again from the
+        boxes of their chained commits (a restart keeps no opened share)."""
         rep = self.replica
-        (hidden,) = rep.epoch.withheld
-        share = received_share(rep, self.seat, hidden, rep.epoch.commits[hidden], self.identity)
-        return None if share is None else KeyShare(rep.head, hidden, share)
+        ep = rep.epoch
+        hidden = tuple(sorted(ep.withheld))
+        shares = [received_share(rep, self.seat, s, ep.commits[s], self.identity) for s in hidden]
+        opened = tuple(share for share in shares if share is not None)
+        return KeyShare(rep.head, hidden, opened) if len(opened) == len(hidden) else None
 
     def _ensure_secrets(self) -> EpochSecrets:
         """Our secrets for the current epoch, drawn (and journalled, durably, ahead of the

@@ -14,8 +14,8 @@ seed gives the draw. Every later epoch is one deal of the engine:
     NONCE    every live seat's ``nonce``              (concurrent) -> round seed
     BIDDING  ``act`` entries, one at a time, until a call
     REVEAL   every live seat's ``reveal``             (concurrent) -> dice, resolution
-    RECOVER  only after a seat withheld its reveal and its dice matter: every other seat's
-             ``key-share`` of its dice key (concurrent) -> the key rebuilt, resolution
+    RECOVER  only after seats withheld their reveals and their dice matter: every other
+             seat's ``key-share`` of their dice keys (concurrent) -> keys rebuilt, resolution
     SIGN     every live seat's ``result-sign``        (concurrent) -> next epoch
     OVER     one seat left
 
@@ -164,7 +164,7 @@ class EpochState:
     reveals: dict[int, Envelope] = field(default_factory=dict)
     withheld: dict[int, str] = field(default_factory=dict)
     reveals_chained: bool = False  # the reveals above were chained before a withhold
-    recovered: int | None = None  # the seat whose withheld key its shares rebuilt (§3.7)
+    recovered: tuple[int, ...] = ()  # the seats whose withheld keys their shares rebuilt (§3.7)
     # set when this epoch was started by removals: the voided epoch and who left in it, so a
     # removal of that same epoch learnt later can still join them (see Replica.remove)
     voided: tuple[EpochState, tuple[tuple[int, str], ...]] | None = None
@@ -213,6 +213,10 @@ class Replica:
         seats were removed after the call carries their number (the head it signs moved:
         a second signature for the epoch is another slot, not an equivocation)."""
         ep = self.epoch
+        if ep.phase is EpochPhase.RECOVER:
+            # a second seat removed during RECOVER restarts it at another head: the members'
+            # new key shares take another slot (not an equivocation of their first ones)
+            return len(ep.withheld) - 1
         return len(ep.withheld) if ep.phase is EpochPhase.SIGN else 0
 
     def members(self) -> tuple[int, ...]:
@@ -400,16 +404,18 @@ class Replica:
                 )
 
     def _check_key_share(self, seat: int, body: KeyShare) -> None:
-        """A key share must be of the one seat withheld, and check against its commitments
-        (the author checked its box at COMMIT: a share that does not check now is its own)."""
+        """A key share names every seat withheld, in seat order, and each share checks
+        against that seat's commitments (the author checked its boxes at COMMIT: a share that
+        does not check now is its own fault)."""
         ep = self.epoch
-        if tuple(ep.withheld) != (body.seat,):
-            raise DecodeError(f"no key of seat {body.seat} is being recovered")
-        points = decode_commitments(ep.commits[body.seat].vss_cs)
-        if points is None or not share_ok(points, seat, body.share):
-            raise CommitmentMismatch(
-                f"seat {seat}'s share of seat {body.seat}'s key does not check"
-            )
+        if body.seats != tuple(sorted(ep.withheld)) or len(body.shares) != len(body.seats):
+            raise DecodeError(f"the keys of seats {sorted(ep.withheld)} are being recovered")
+        for hidden, share in zip(body.seats, body.shares, strict=True):
+            points = decode_commitments(ep.commits[hidden].vss_cs)
+            if points is None or not share_ok(points, seat, share):
+                raise CommitmentMismatch(
+                    f"seat {seat}'s share of seat {hidden}'s key does not check"
+                )
 
     # ---- phase transitions ----------------------------------------------------------------
 

@@ -15,14 +15,18 @@ an epoch whose call is chained (REVEAL or SIGN) works on the reveals instead:
    the removal items follow the reveals, the removed seat leaves the game (unless the dice
    already eliminated it) and the members sign the result as usual;
 3. otherwise, when the round dealt its dice keys (§3.7: a normal round of three seats or
-   more, crypto/vss.py) and one seat withheld, the epoch goes to RECOVER: every member
-   publishes its share of the withheld key (``key-share``, checked against the withheld
-   seat's Feldman commitments); once all are in they are chained in seat order, the key is
-   rebuilt from the first t of them (:func:`resolve_recovered`) and the round resolves
-   with the withheld seat's **real** dice; the removal items follow as in 2;
-4. otherwise (a palifico round, whose dice keys need every reveal and are not dealt; two
-   seats removed after one call; a member that withholds its share too, removed in turn)
-   the epoch is voided and dealt again without the removed seats, as any removal.
+   more, crypto/vss.py) and the members are at least t (the threshold of every dealer:
+   the seats removed after the call are not a majority of any dealer's others), the epoch
+   goes to RECOVER: every member publishes its share of each withheld key in one
+   ``key-share`` (each checked against its dealer's Feldman commitments; a withholder's own
+   shares of another withholder's key are simply not among them); once all are in they are
+   chained in seat order, each key is rebuilt from the first t of them
+   (:func:`resolve_recovered`) and the round resolves with the withheld seats' **real**
+   dice; the removal items come first, as in 2. A member that withholds its shares too is
+   removed in turn and RECOVER starts again with one more key to rebuild (or voids);
+4. otherwise (a palifico round, whose dice keys need every reveal and are not dealt; fewer
+   than t members left) the epoch is voided and dealt again without the removed seats, as
+   any removal.
 
 Every peer reaches the same chain: the decision depends only on the call, the members'
 signed reveals and the removals, which a record (and a journal) replays in the same order.
@@ -85,7 +89,7 @@ def resolve_withheld(rep: Replica) -> None:
         }
         engine = resolve_without(rep.engine, known, hidden)
     gone = tuple(sorted(ep.withheld.items()))
-    if engine is None and len(gone) == 1 and rep.deals_keys():
+    if engine is None and rep.deals_keys() and len(rep.members()) >= rep.key_threshold():
         # step 3: the removal items are chained now, before the shares, so a record or a
         # journal replays the removal (and so this RECOVER) before it meets a share
         _chain_removals(rep, gone)
@@ -122,25 +126,27 @@ def _leave(rep: Replica, engine: GameState, gone: tuple[tuple[int, str], ...]) -
 
 
 def resolve_recovered(rep: Replica) -> None:
-    """Every member's share of the withheld key is chained (step 3): rebuild the key from
-    the first t shares in seat order and resolve the round with the real dice. The shares
-    were checked against the withheld seat's commitments, so any t rebuild the key its
-    ``C_0`` commits to; the key commitment is checked too (a dealer whose ``key_c`` and
-    ``C_0`` disagree could never have revealed either): the epoch is voided then."""
+    """Every member's shares of the withheld keys are chained (step 3): rebuild each key
+    from the first t shares of it in seat order and resolve the round with the real dice.
+    The shares were checked against each withheld seat's commitments, so any t rebuild the
+    key its ``C_0`` commits to; the key commitment is checked too (a dealer whose ``key_c``
+    and ``C_0`` disagree could never have revealed either): the epoch is voided then."""
     ep = rep.epoch
-    (hidden,) = ep.withheld
-    shares = {s: _key_share(ep.pending[s]).share for s in rep.members()}
+    bodies = {s: _key_share(ep.pending[s]) for s in rep.members()}
     ep.pending = {}
-    key = recover(shares, rep.key_threshold())
-    commit = ep.commits[hidden]
     game = rep.seating.game_id
-    if not check_commitment("key", game, ep.number, hidden, key, commit.key_c):
-        rep.remove_set(ep, tuple(sorted(ep.withheld.items())))
-        return
-    ep.keys[hidden] = key
+    gone = tuple(sorted(ep.withheld.items()))
+    keys: dict[int, bytes] = {}
+    for i, (hidden, _) in enumerate(gone):
+        key = recover({s: b.shares[i] for s, b in bodies.items()}, rep.key_threshold())
+        if not check_commitment("key", game, ep.number, hidden, key, ep.commits[hidden].key_c):
+            rep.remove_set(ep, gone)
+            return
+        keys[hidden] = key
+    ep.keys.update(keys)
     rep.resolve()
-    ep.recovered = hidden
-    _leave(rep, rep.engine, tuple(sorted(ep.withheld.items())))
+    ep.recovered = tuple(keys)
+    _leave(rep, rep.engine, gone)
 
 
 def _key_share(env: Envelope) -> KeyShare:

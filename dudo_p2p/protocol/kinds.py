@@ -202,13 +202,14 @@ class Reveal(Message):
 @message("key-share")
 @dataclass(frozen=True)
 class KeyShare(Message):
-    """After seat ``seat`` withheld its reveal (§3.7): the author's share of that seat's
-    dice key, opened from the box the seat dealt it at COMMIT; ``prev`` is the head after
-    the other seats' reveals."""
+    """After seats ``seats`` (ascending) were removed after the call with their dice
+    withheld (§3.7): the author's share of each one's dice key (``shares[i]`` of
+    ``seats[i]``), opened from the box that seat dealt it at COMMIT; ``prev`` is the head
+    after the other seats' reveals and the removal items."""
 
     prev: Hash
-    seat: Annotated[int, Range(0, MAX_SEATS - 1)]
-    share: Secret
+    seats: Annotated[tuple[Annotated[int, Range(0, MAX_SEATS - 1)], ...], MaxLen(MAX_SEATS)]
+    shares: Annotated[tuple[Secret, ...], MaxLen(MAX_SEATS)]
 
 
 @message("result-sign")

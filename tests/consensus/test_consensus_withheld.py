@@ -127,7 +127,7 @@ def test_a_withheld_reveal_whose_dice_matter_is_recovered_from_the_shares_it_dea
     assert len(outcomes(at_call, known, WITHHOLDER)) > 1, "the hidden dice matter here"
     net.run_until(lambda: (rep.phase is not EpochPhase.RECOVER and rep.epoch is not ep)
                   or len(rep.engine.results) > len(at_call.results))
-    assert ep.recovered == WITHHOLDER
+    assert ep.recovered == (WITHHOLDER,)
     true_key = kept[0].body
     assert isinstance(true_key, Reveal)
     true_hand = derive_dice(true_key.key, net.seating.game_id, ep.number, WITHHOLDER,
