@@ -45,7 +45,10 @@ def start_table(work: Path, peers: list[Peer], *spectator: str, watch: bool = Tr
                                         "--rule", f"starting_dice={dice}",
                                         *loopback_net(free_tcp_port()))))
     if watch:
-        peers.append(Peer("watch", watch_args(work, port, *spectator)))
+        peers.append(Peer("watch", watch_args(work, port, "-v", *spectator)))
+        # the bots only once the spectator dials the host: a spectator still starting when a
+        # short game was over and settled found nobody to watch (2 runs in ~35 at load 30)
+        assert peers[-1].wait_line("link to", 60), explain(peers[-1])
     for name in ("b1", "b2"):
         peers.append(Peer(name, bot_args(name, work, "--join", f"{LOOPBACK}:{port}",
                                          "--bind", LOOPBACK)))
