@@ -44,7 +44,7 @@ def action_fields(action: PlayerAction) -> tuple[str, int, int, str]:
         case ChooseDirection(clockwise=clockwise):
             return ("direction", 0, 0, "cw" if clockwise else "ccw")
         case ChoosePalifico(mode=mode):
-            return ("palifico", 0, 0, mode)
+            return ("palifico", 0, 0, mode.value)  # the wire takes a plain str
     for kind, cls in _SIMPLE.items():
         if type(action) is cls:
             return (kind, 0, 0, "")

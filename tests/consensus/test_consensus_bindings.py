@@ -294,6 +294,7 @@ def test_a_palifico_mode_is_its_enum_member_from_the_wire_and_the_same_string_on
         action = action_from_fields(2, "palifico", 0, 0, mode.value)
         assert isinstance(action, ChoosePalifico) and action.mode is mode
         assert action_fields(action) == ("palifico", 0, 0, mode.value)
+        assert type(action_fields(action)[3]) is str  # an Act's fields take a plain str
         # the enum member encodes to the very bytes of its string: hashes do not move
         assert encode(["palifico", action.mode]) == encode(["palifico", mode.value])
     assert ChoosePalifico(0, "closed").mode is PalificoMode.CLOSED  # type: ignore[arg-type]
