@@ -10,7 +10,9 @@ same dice stream and no level gets luckier seats. ``--games`` is rounded up to w
 Each level's win rate is the share of games one of its seats won, with a 95 % Wilson
 interval; its Elo is measured against the field per seat (a level holding k of P seats that
 wins a fair k/P share scores 0). With ``--json`` the last stdout line is
-``{"games": G, "win_rate": {...}, "ci95": {level: [lo, hi]}}``.
+``{"games": G, "win_rate": {...}, "ci95": {level: [lo, hi]}}``. With ``--out FILE`` every
+game is logged as it ends and a cut run resumes where it stopped
+(:mod:`~dudo_p2p.bots.gamelog`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import random
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from dudo_p2p.bots import LEVELS, POOL, as_player, make_bot
+from dudo_p2p.bots.gamelog import GameLog
 from dudo_p2p.bots.stats import elo_difference, fair_share_score, wilson_interval
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.rules import RuleSet
@@ -111,11 +115,14 @@ def run_tournament(
     *,
     workers: int = 1,
     progress: bool | Progress = False,
+    out: Path | None = None,
 ) -> Summary:
     """Play ``games`` (rounded up to whole rotation blocks) and summarise them.
 
     ``levels`` may name levels (:data:`LEVELS`) and sparring-pool members (:data:`POOL`).
     ``progress``: True prints a progress line on stderr; a callable is called instead.
+    ``out``: log each game there and play only the games it does not hold yet
+    (:class:`~dudo_p2p.bots.gamelog.GameLog`; InvalidValue if it logs another tournament).
     """
     base = lineup(levels, players)
     for level in base:
@@ -124,26 +131,44 @@ def run_tournament(
                 f"unknown bot {level!r}; choose from {', '.join((*LEVELS, *POOL))}"
             )
     total = -(-games // players) * players
-    jobs = [Job(g, seed, players, base, rules.to_dict()) for g in range(total)]
+    header: dict[str, object] = {
+        "seed": seed, "players": players, "bots": list(base), "rules": rules.to_dict(),
+    }
+    log = GameLog(out, header) if out is not None else None
+    done = {g: w for g, w in log.done.items() if g < total} if log is not None else {}
+    jobs = [Job(g, seed, players, base, rules.to_dict()) for g in range(total) if g not in done]
     wins = dict.fromkeys(base, 0)
+    for winner in done.values():
+        wins[winner] += 1
     seats = {lv: base.count(lv) for lv in wins}
     report = progress if callable(progress) else _progress_line if progress else None
-    if workers > 1:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            outcomes = pool.imap_unordered(play_one, jobs, chunksize=4)
-            _count(outcomes, wins, total, report)
-    else:
-        _count(map(play_one, jobs), wins, total, report)
+    try:
+        if workers > 1:
+            with multiprocessing.get_context("spawn").Pool(workers) as pool:
+                outcomes = pool.imap_unordered(play_one, jobs, chunksize=4)
+                _count(outcomes, wins, len(done), total, report, log)
+        else:
+            _count(map(play_one, jobs), wins, len(done), total, report, log)
+    finally:
+        if log is not None:
+            log.close()
     if progress is True:
         print(file=sys.stderr)
     return Summary(total, players, wins, seats)
 
 
 def _count(
-    outcomes: Iterable[tuple[int, str]], wins: dict[str, int], total: int, report: Progress | None
+    outcomes: Iterable[tuple[int, str]],
+    wins: dict[str, int],
+    before: int,
+    total: int,
+    report: Progress | None,
+    log: GameLog | None,
 ) -> None:
-    for done, (_, winner) in enumerate(outcomes, start=1):
+    for done, (game, winner) in enumerate(outcomes, start=before + 1):
         wins[winner] += 1
+        if log is not None:
+            log.record(game, winner)
         if report is not None:
             report(done, total)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from dudo_p2p.bots import LEVELS, POOL, matrix
 from dudo_p2p.bots.tournament import run_tournament
@@ -28,6 +29,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--workers", type=int, default=2, help="processes (1: in this process)")
     p.add_argument("--json", action="store_true", help="last stdout line is a JSON summary")
+    p.add_argument("--out", type=Path, metavar="FILE",
+                   help="log each game to FILE (JSON lines); a cut run resumes from it")
     p.set_defaults(handler=run)
 
 
@@ -38,13 +41,15 @@ def run(args: argparse.Namespace) -> int:
         if not 2 <= args.players <= 6 or args.games < 1:
             raise InvalidValue("need 2..6 players and at least one game")
         if args.matrix:
+            if args.out is not None:
+                raise InvalidValue("--out logs one tournament: give --bots, not --matrix")
             return _run_matrix(args, rules)
         if not args.bots:
             raise InvalidValue("give --bots (or --matrix)")
         levels = [lv.strip() for lv in str(args.bots).split(",") if lv.strip()]
         summary = run_tournament(
             args.players, args.games, levels, args.seed, rules,
-            workers=max(1, args.workers), progress=args.games >= 100,
+            workers=max(1, args.workers), progress=args.games >= 100, out=args.out,
         )
     except InvalidValue as exc:
         print(f"dudo-p2p tournament: {exc}", file=sys.stderr)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from dudo_p2p.bots import tournament, tournament_cli
 from dudo_p2p.bots.stats import wilson_interval
 from dudo_p2p.errors import InvalidValue
+from dudo_p2p.rules import RuleSet
 
 
 def test_lineup_pads_with_the_last_level() -> None:
@@ -129,3 +131,43 @@ def test_matrix_refuses_unknown_names(capsys: pytest.CaptureFixture[str]) -> Non
     assert code == 2
     code, _ = _run(capsys, ["--workers", "1"])  # neither --bots nor --matrix
     assert code == 2
+
+
+def test_a_run_cut_and_resumed_from_its_log_counts_the_same_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rules = RuleSet.parse_options(["starting_dice=3"])
+    whole = tournament.run_tournament(2, 10, ["normal", "easy"], 4, rules)
+    log = tmp_path / "games.jsonl"
+    tournament.run_tournament(2, 10, ["normal", "easy"], 4, rules, out=log)
+    lines = log.read_text().splitlines()
+    assert len(lines) == 11 and json.loads(lines[0])["bots"] == ["normal", "easy"]
+    # cut after four games, in the middle of the fifth line (a kill while writing)
+    log.write_text("\n".join(lines[:5]) + "\n" + lines[5][:7])
+    played: list[int] = []
+    real = tournament.play_one
+
+    def counting(job: tournament.Job) -> tuple[int, str]:
+        played.append(job.game)
+        return real(job)
+
+    monkeypatch.setattr(tournament, "play_one", counting)
+    resumed = tournament.run_tournament(2, 10, ["normal", "easy"], 4, rules, out=log)
+    assert played == [4, 5, 6, 7, 8, 9]
+    assert resumed == whole
+    assert len(log.read_text().splitlines()) == 11
+    # fewer games than the log holds: the first ones are read, nothing is played
+    played.clear()
+    first = tournament.run_tournament(2, 4, ["normal", "easy"], 4, rules, out=log)
+    assert played == [] and first.games == 4 and sum(first.wins.values()) == 4
+
+
+def test_a_log_of_another_tournament_is_refused(tmp_path: Path) -> None:
+    rules = RuleSet.parse_options(["starting_dice=3"])
+    log = tmp_path / "games.jsonl"
+    tournament.run_tournament(2, 2, ["normal", "easy"], 4, rules, out=log)
+    with pytest.raises(InvalidValue):
+        tournament.run_tournament(2, 2, ["normal", "easy"], 5, rules, out=log)
+    log.write_text("not json\n")
+    with pytest.raises(InvalidValue):
+        tournament.run_tournament(2, 2, ["normal", "easy"], 4, rules, out=log)
