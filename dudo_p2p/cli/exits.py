@@ -19,3 +19,6 @@ class Exit(IntEnum):
     TABLE_GONE = 4  # no seat of the table heard for the table-gone delay: the others left
     REFUSED = 5  # the table refused us (full, started, unknown code, wrong host key)
     ABANDONED = 6  # the game ended abandoned: no winner (e.g. a two-seat table lost a seat)
+    # the reader of our output went away (``| head``): 128 + SIGPIPE, what a shell reports
+    # for any Unix tool stopped by its closed pipe; said with no traceback (cli/main.py)
+    BROKEN_PIPE = 141

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -44,6 +45,24 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command ``argv`` names (default: the process's arguments); its exit code.
+    A reader that closed our output early (``dudo-p2p replay --text FILE | head``) ends the
+    command quietly with :attr:`Exit.BROKEN_PIPE`, as any Unix tool ends on SIGPIPE: the
+    command's own ``finally`` blocks still close its sockets and files."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # the rest of our output has nowhere to go: send it to /dev/null, so the flush at
+        # exit does not raise again ("Exception ignored ... BrokenPipeError")
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        from dudo_p2p.cli.exits import Exit
+
+        return int(Exit.BROKEN_PIPE)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     selected = next((a for a in args_list if not a.startswith("-")), None)
     parser = build_parser(selected if selected in COMMANDS else None)
