@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dudo_p2p.consensus.act_certs import agreed_item
+from dudo_p2p.consensus.events import Event
 from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.consensus.lobby import LOBBY_GAME_ID, Connect, SendTo
 from dudo_p2p.consensus.machine import TableMachine
@@ -35,6 +36,7 @@ from dudo_p2p.consensus.record import RecordVerifier, RecordViolation
 from dudo_p2p.consensus.replica import EpochPhase, NotYet, Seating, Stale
 from dudo_p2p.consensus.rotation import Rotation
 from dudo_p2p.consensus.sync import SyncPacer, sync_chunk
+from dudo_p2p.consensus.watch_events import Before, item_events
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import DecodeError, DudoError
 from dudo_p2p.protocol.codec import decode
@@ -248,6 +250,9 @@ class Spectator:
         self.empty_polls = 0
         self.rebuilds = 0  # times a removal voided items we had verified
         self.rotation = Rotation(identity.public_key)  # which seat we ask (rotation.py)
+        # the events of the items verified (watch_events.py), each with the moves verified
+        # when it happened; the session takes them (take_told)
+        self.told: list[tuple[Event, int]] = []
 
     # ---- what to send ----------------------------------------------------------------------
 
@@ -408,12 +413,26 @@ class Spectator:
         epoch = self.verifier.replica.epoch
         return epoch.voided[0].anchor_index if epoch.voided is not None else epoch.anchor_index
 
-    def _add(self, item: object) -> None:
-        assert self.verifier is not None
-        self.verifier.add(item)
+    def take_told(self) -> list[tuple[Event, int]]:
+        """The events of the items verified since the last call (watch_events.py), each
+        with the number of moves verified when it happened; a removal's rebuild tells
+        nothing again of the items it re-verifies."""
+        told, self.told = self.told, []
+        return told
+
+    def _add(self, item: object, *, tell: bool = True) -> None:
+        verifier = self.verifier
+        assert verifier is not None
+        before = Before.of(verifier.replica)
+        verifier.add(item)
         self.items.append(item)
+        entry = None
         if isinstance(item, bytes) and peek_kind(item) == "act":  # verified just above
             self.moves += 1
+            entry = verifier.open_entry(item) if tell else None
+        if tell:
+            self.told.extend((event, self.moves)
+                             for event in item_events(before, verifier.replica, item, entry))
 
     def _rebuild(self, upto: int) -> None:
         """Verify ``items[:upto]`` again from the genesis (a removal voided what follows)."""
@@ -422,4 +441,4 @@ class Spectator:
         kept, self.items, self.moves = self.items[:upto], [], 0
         self.verifier = RecordVerifier(self.seating)
         for item in kept:
-            self._add(item)
+            self._add(item, tell=False)  # told already

@@ -9,16 +9,18 @@ seat, with these differences:
   dice; the revealed ones are in the round results). ``ready`` is False until the genesis and
   every seat's signature are verified; ``view()`` raises InvalidValue before that.
 - ``legal_actions()`` is always empty and ``submit`` always raises IllegalAction.
-- ``poll_events()`` says ``GameStarted`` once seated, ``RoundResolved`` for every round the
-  verified log ends, then ``Notice("watch.verified", (N,))`` at move N ("verified to move N"),
+- ``poll_events()`` says ``GameStarted`` once seated, then what a seat is told of the same
+  entries, each once it is verified (consensus/watch_events.py): ``ActionTaken``,
+  ``RoundStarted``, ``RoundResolved`` followed by ``Notice("watch.verified", (N,))`` at move N
+  ("verified to move N"), ``PlayerLeft``, ``GameOver``; and
   ``Notice("watch.not_verified", (why,))`` once if an item does not verify (nothing after it
-  is shown), and ``GameOver`` when the verified log ends the game.
+  is shown). Turn timers, disconnections and table talk are not in the log: not told.
 - ``started`` is ``ready``: a window shows "waiting for the table" until then.
 """
 
 from __future__ import annotations
 
-from dudo_p2p.consensus.events import Event, GameOver, GameStarted, Notice, RoundResolved
+from dudo_p2p.consensus.events import Event, GameStarted, Notice, RoundResolved
 from dudo_p2p.consensus.watching import Verified
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.errors import IllegalAction, InvalidValue
@@ -35,9 +37,7 @@ class WatchSession:
                  pin: KeyPin | None = None, bind: str = "0.0.0.0") -> None:
         self.watcher = Watcher(identity, host, port, table=table, pin=pin, bind=bind)
         self._told_start = False
-        self._told_rounds = 0
         self._told_flag = False
-        self._told_over = False
 
     @property
     def seat(self) -> int:
@@ -77,21 +77,15 @@ class WatchSession:
         if spec.seating is not None and not self._told_start:
             self._told_start = True
             out.append(GameStarted(spec.seating.names, spec.seating.rules))
-        done = spec.progress()
-        results = spec.verifier.replica.engine.results if spec.verifier is not None else ()
-        if done is not None and len(results) > self._told_rounds:
-            # each round verified since we last looked: its reveal (the table lifts the cups
-            # and says who lost), then the badge line
-            out.extend(RoundResolved(r) for r in results[self._told_rounds:])
-            self._told_rounds = len(results)
-            out.append(Notice("watch.verified", (str(done.moves),)))
+        # what each item verified since we last looked did at the table (watch_events.py),
+        # as a seat is told it; after each round's reveal, the badge line
+        for event, moves in spec.take_told():
+            out.append(event)
+            if isinstance(event, RoundResolved):
+                out.append(Notice("watch.verified", (str(moves),)))
         if spec.flagged is not None and not self._told_flag:
             self._told_flag = True
             out.append(Notice("watch.not_verified", (str(spec.flagged),)))
-        winner = spec.verifier.replica.engine.winner if spec.verifier is not None else None
-        if done is not None and done.finished and winner is not None and not self._told_over:
-            self._told_over = True
-            out.append(GameOver(winner))
         return out
 
     def wait(self, timeout: float) -> None:

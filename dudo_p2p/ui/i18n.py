@@ -190,6 +190,9 @@ ES: dict[str, str] = {
         "Enter apostar · D dudo · C calzo · M mirar · P probabilidad · R reglas · 1–8 frases "
         "(clic en un nombre: silenciar) · Esc menú"
     ),
+    "table.keys_watching": (
+        "P probabilidad · R reglas · S sonido · RePág/AvPág historial · Esc menú"
+    ),
     "table.timer": "{s} s",
     "table.illegal": "Esa jugada no vale ahora: {why}",
     "history.raise": "{name}: {bid}",
@@ -478,6 +481,7 @@ EN: dict[str, str] = {
         "Enter bid · D dudo · C calzo · M look · P probability · R rules · 1–8 phrases "
         "(click a name: mute) · Esc menu"
     ),
+    "table.keys_watching": "P probability · R rules · S sound · PgUp/PgDn history · Esc menu",
     "table.timer": "{s} s",
     "table.illegal": "That move is not allowed now: {why}",
     "history.raise": "{name}: {bid}",

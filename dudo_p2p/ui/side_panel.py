@@ -60,8 +60,9 @@ def draw_side_panel(scene: TableCore, surface: pygame.Surface) -> None:
     for block in messages_shown(texts, SIDE.width - 32, legend_top - 8 - y):
         y = draw.text_block(surface, block, pygame.Rect(x, y, SIDE.width - 32, legend_top - y),
                             MESSAGE_SIZE, theme.CREAM) + MESSAGE_GAP
-    draw.text_block(surface, tr("table.keys"),
-                    pygame.Rect(x, keys_top, SIDE.width - 32, 60), 19, theme.HINT)
+    # a spectator has no bid, call, cup or phrase to key: only what it can use
+    keys = tr("table.keys_watching" if scene.watching else "table.keys")
+    draw.text_block(surface, keys, pygame.Rect(x, keys_top, SIDE.width - 32, 60), 19, theme.HINT)
 
 
 MESSAGE_SIZE = 21

@@ -232,8 +232,11 @@ class TableCore(Scene):
             return
         if events:
             self._changed = True
+        # a spectator's view is drawn from seat 0, but no seat is its own: seat 0 leaving is
+        # someone else leaving, not "you were removed"
+        ours = -1 if self.watching else self.session.seat
         for event in events:
-            reaction = self.model.apply(event, self.now, self.view, self.session.seat)
+            reaction = self.model.apply(event, self.now, self.view, ours)
             if reaction.names is not None:
                 self._raw_names = reaction.names
             if reaction.new_round:

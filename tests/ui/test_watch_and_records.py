@@ -26,7 +26,7 @@ from dudo_p2p.cli.play import NetworkTables
 from dudo_p2p.consensus.record import verify_record
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.node.node import NetConfig, Node
-from dudo_p2p.rules import Dudo, RuleSet
+from dudo_p2p.rules import Dudo, Raise, RuleSet
 from dudo_p2p.session import Session
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.session.watch_session import WatchSession
@@ -174,6 +174,11 @@ def test_watch_with_the_real_factory_shows_a_seated_table_every_hand_hidden(
         shown = recorder.frame(app)
         assert "Watching" in shown and "Your dice" not in shown  # no hand, no seat of ours
         assert not any("(you)" in line for line in shown)
+        # the keys line names only what a spectator can use: no bid, call, cup or phrase
+        assert any(line.startswith("P probability") for line in shown)
+        assert not any("Enter bid" in line or "D dudo" in line for line in shown)
+        played: list[str] = []
+        scene.cues._play = played.append  # the sounds the table plays, in order
         # the two seats play (a call as soon as one is legal): the spectator's table shows a
         # round's reveal, the very result the seats' own engines resolved
         seats = [NodeSession(host), NodeSession(joiner)]
@@ -191,6 +196,13 @@ def test_watch_with_the_real_factory_shows_a_seated_table_every_hand_hidden(
         result = scene.model.last_round.result  # the latest round verified (one or several)
         assert host.machine is not None
         assert result in host.machine.replica.engine.results
+        # move by move, as a seat out of the game sees it: the round's bids and its call
+        # (the reveal's history), and their sounds, before the cups' ("reveal")
+        actions = scene.model.last_round.actions
+        assert isinstance(actions[-1], Dudo) and actions[-1].seat == result.caller
+        assert any(isinstance(a, Raise) for a in actions)
+        assert "bid" in played and "dudo" in played and "reveal" in played
+        assert played.index("dudo") < played.index("reveal")
         # the badge: how far the log is verified, standing in the Watching panel (not only a
         # toast and a log line), the move count the session verified when the round ended
         recorder.frame(app)
