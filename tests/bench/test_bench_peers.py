@@ -27,6 +27,17 @@ def test_peer_log_parses_every_line_kind() -> None:
     assert log.over == 30.0 and log.rss_mb == 41.5 and log.cpu_s == 2.25 and log.done == 31.0
 
 
+def test_a_peer_that_removed_a_seat_it_never_showed_disconnected_shows_it_gone() -> None:
+    # 6 bots, no grace: the others' votes reached this peer a few ms before its own silence
+    # timeout, so it said "left" and never "away" (bench dead failed: 'every survivor
+    # showing the killed peer disconnected: not within 30 s', most runs at 6 seats).
+    removed_first = _log(["left 14.51 5 silent"])
+    assert removed_first.shown_gone(5) == 14.51
+    both = _log(["away 14.47 5", "left 14.50 5 silent"])
+    assert both.shown_gone(5) == 14.47  # the first thing shown counts
+    assert _log(["away 14.47 4"]).shown_gone(5) is None
+
+
 def test_a_bid_counts_from_its_submission_to_the_last_peer_holding_it() -> None:
     a = _log(["submit 1.000 0 Raise 2x3", "taken 1.004 0 Raise 2x3",
               "taken 2.000 1 Dudo d", "submit 3.000 2 Raise 5x6", "taken 3.001 2 Raise 5x6"])
