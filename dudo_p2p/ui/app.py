@@ -30,7 +30,7 @@ from dudo_p2p.rules import RuleSet
 from dudo_p2p.ui import theme
 from dudo_p2p.ui.i18n import LANGS, Tr, default_lang
 from dudo_p2p.ui.lobby import LobbyScene
-from dudo_p2p.ui.remember import saved_lang
+from dudo_p2p.ui.remember import saved_lang, typed_name
 from dudo_p2p.ui.request import (
     BOT_LEVELS,
     SessionFactory,
@@ -309,6 +309,7 @@ def run(args: argparse.Namespace, *, session_factory: SessionFactory,
     settings = (Settings.memory(reduced_motion=True, muted=True) if screenshot
                 else Settings.load(paths.settings_file()))
     lang = args.lang or saved_lang(settings) or lang  # --lang, else the last one chosen
+    typed_name(settings, getattr(args, "name", None))  # play --name: the lobby's name
     app = App(session_factory, lang, time.monotonic, directory=directory,
               bot_delay=0.0 if screenshot else DEFAULT_BOT_DELAY_S, autoplay=bool(screenshot),
               reveal_hold=0.0 if screenshot else 6.0, settings=settings)

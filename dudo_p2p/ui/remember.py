@@ -49,6 +49,15 @@ def saved_lang(settings: Settings) -> str | None:
     return lang if isinstance(lang, str) and lang in LANGS else None
 
 
+def typed_name(settings: Settings, name: str | None) -> None:
+    """A name given on the command line (``dudo-p2p play --name Alice``) is the lobby's name
+    field from this launch on, kept as a name typed in that field is (the field, filled
+    from the settings or the login name, used to win over it: the table said "root")."""
+    cleaned = clean_name(name) if name else ""
+    if cleaned:
+        settings.set("name", cleaned)
+
+
 def restore(lobby: Choices, settings: Settings) -> None:
     """Put the stored choices back into a new lobby."""
     name = settings.get("name")

@@ -43,6 +43,7 @@ from dudo_p2p.rules import (
     min_raise,
 )
 from dudo_p2p.session import (
+    Gathering,
     PlayerInfo,
     Session,
 )
@@ -119,6 +120,7 @@ class TableCore(Scene):
         self.cues = Cues(host.sounds.play)
         self.slide: tuple[Bid, int | None, float] | None = None  # a new bid: from whom, when
         self._ticked: tuple[int, int] | None = None  # (turn, second) the timer last ticked
+        self.gathered: Gathering | None = None  # the waiting room as last drawn (waiting.py)
 
     # -- session plumbing ----------------------------------------------------------------
     @property

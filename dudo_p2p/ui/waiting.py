@@ -48,8 +48,13 @@ def status(scene: TableCore) -> Gathering | None:
 
 def watch(scene: TableCore, now: float) -> bool:
     """Give up on a join that was refused, or that nobody answered in time: back to the
-    lobby, saying what was tried and why. True when it did (the scene is gone)."""
+    lobby, saying what was tried and why. True when it did (the scene is gone). A roster
+    that changed (a friend seated or gone, the seat count) is drawn again: the window draws
+    only on input or a change, and nobody's input says that a friend sat down."""
     state = status(scene)
+    if state != scene.gathered:
+        scene.gathered = state
+        scene.mark_changed()
     if state is None or state.hosting:
         return False
     tr = scene.tr

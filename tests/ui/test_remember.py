@@ -101,3 +101,20 @@ def test_a_stored_value_this_version_cannot_use_gives_the_default(
     assert (lobby.level, lobby.n_bots, lobby.create_bots, lobby.timer_index) == (
         "normal", 3, 3, 0)
     assert lobby.rules == type(lobby.rules)()
+
+
+def test_a_name_given_on_the_command_line_is_the_lobbys_name_and_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: FakeClock,
+        surface: pygame.Surface) -> None:
+    # `dudo-p2p play --name Alice`: the lobby showed the login name ("root") and seated us
+    # under it; the typed name only counted when the field was empty
+    monkeypatch.setattr(paths, "config_dir", lambda: tmp_path / "conf")
+    monkeypatch.setattr(getpass, "getuser", lambda: "root")
+    (tmp_path / "conf").mkdir()
+    remember.typed_name(Settings.load(paths.settings_file()), "  Alice ")
+    lobby = launch(clock, surface, []).scene
+    assert isinstance(lobby, LobbyScene)
+    assert lobby.name_field.value == "Alice"
+    remember.typed_name(Settings.load(paths.settings_file()), None)  # no --name: as it was
+    lobby = launch(clock, surface, []).scene
+    assert isinstance(lobby, LobbyScene) and lobby.name_field.value == "Alice"
