@@ -43,7 +43,6 @@ from dudo_p2p.ui.local_tables import local_factory
 from dudo_p2p.ui.request import TableRequest, Unavailable, parse_address
 from dudo_p2p.ui.resume_prompt import ResumeOffer
 
-DEFAULT_TURN_TIMER_S = 60.0
 # the bots "start now" calls to empty seats (names apart from the created table's bots')
 FILL_NAMES = ("Fede", "Gabi", "Hugo", "Inés", "Julia")
 
@@ -134,7 +133,7 @@ class NetworkTables:
 
     def _create(self, request: TableRequest) -> Session:
         seats = max(request.players, request.bots + 1, 2)
-        timer = request.turn_timer_s if request.turn_timer_s is not None else DEFAULT_TURN_TIMER_S
+        timer = request.turn_timer_s or 0.0  # the lobby's "no limit" is none (§4.6: 0)
         node = Node.host(self.identity, request.name or self.name, self._net(), seats=seats,
                          rules=request.rules, turn_timer_ms=int(timer * 1000),
                          grace_ms=int(HUMAN_GRACE * 1000), journal_dir=paths.journal_dir())

@@ -192,3 +192,23 @@ def test_a_host_who_cancels_closes_the_table_and_the_joiners_window_says_so(
     run([beto_app], [], lambda: isinstance(beto_app.scene, LobbyScene))
     assert isinstance(beto_app.scene, LobbyScene)
     assert beto_app.scene.message == "La mesa no nos sentó: el anfitrión cerró la mesa"
+
+
+@pytest.mark.parametrize(("chosen", "genesis_ms"), [(None, 0), (30.0, 30_000)])
+def test_a_created_table_has_the_turn_timer_the_lobby_shows(
+        chosen: float | None, genesis_ms: int, nodes: list[Node], beacon_port: int,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lobby's "no limit" (its default) is a table without a turn timer: it was 60 s,
+    and the table showed "57 s" under a lobby that said "no limit"."""
+    monkeypatch.setattr(paths, "journal_dir", lambda: tmp_path / "journals")
+    args = argparse.Namespace(name="Ana", bind="127.0.0.1", port=0, beacon_port=beacon_port,
+                              broadcast=["127.255.255.255"])
+    session = NetworkTables(args, Identity.generate())(
+        TableRequest("create", bots=0, players=3, name="Ana", turn_timer_s=chosen))
+    assert isinstance(session, NodeSession)
+    nodes.append(session.node)
+    try:
+        lobby = session.node.lobby
+        assert isinstance(lobby, HostLobby) and lobby.turn_timer_ms == genesis_ms
+    finally:
+        session.close()
