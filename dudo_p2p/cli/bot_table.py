@@ -65,16 +65,20 @@ def start_bot_table(
 def spawn_bot_peers(
     n: int, level: str, port: int, *, names: tuple[str, ...] = ("Ana", "Bruno", "Carmen",
                                                                   "Diego", "Elena"),
+    bind: str = LOOPBACK,
 ) -> Callable[[], None]:
     """Start ``n`` bot peer processes that join the table at 127.0.0.1:``port``, each with a
-    throwaway identity; returns the function that stops them (SIGTERM, then SIGKILL)."""
+    throwaway identity and its link port bound to ``bind``: the host's own bind address at
+    a table friends join from other machines (they link to every seat, bots included;
+    bound to loopback, no friend could reach them); returns the function that stops them
+    (SIGTERM, then SIGKILL)."""
     work = tempfile.TemporaryDirectory(prefix="dudo-bots-")
     procs: list[subprocess.Popen[bytes]] = []
     for i in range(n):
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "dudo_p2p", "bot", "--join", f"{LOOPBACK}:{port}",
              "--level", level, "--name", names[i % len(names)],
-             "--identity", str(Path(work.name) / f"bot{i}"), "--bind", LOOPBACK,
+             "--identity", str(Path(work.name) / f"bot{i}"), "--bind", bind,
              "--journal", str(Path(work.name) / f"bot{i}.journal"),
              "--timeout", "7200"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -137,11 +137,13 @@ class NetworkTables:
         node = Node.host(self.identity, request.name or self.name, self._net(), seats=seats,
                          rules=request.rules, turn_timer_ms=int(timer * 1000),
                          grace_ms=int(HUMAN_GRACE * 1000), journal_dir=paths.journal_dir())
-        stop = spawn_bot_peers(request.bots, request.bot_level, node.port)
+        bind = self.args.bind  # the bots are reached where we are (a friend links to them)
+        stop = spawn_bot_peers(request.bots, request.bot_level, node.port, bind=bind)
         bot = make_bot(request.bot_level, random.Random())
 
         def fill(n: int) -> Callable[[], None]:  # "start now" with bots in the empty seats
-            return spawn_bot_peers(n, request.bot_level, node.links.port, names=FILL_NAMES)
+            return spawn_bot_peers(n, request.bot_level, node.links.port, names=FILL_NAMES,
+                                   bind=bind)
 
         return NodeSession(node, timer_bot=bot.decide, on_close=[stop], filler=fill)
 

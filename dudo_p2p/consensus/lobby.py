@@ -56,6 +56,7 @@ Nothing from the wire raises: a bad frame becomes a ``Log`` effect and changes n
 from __future__ import annotations
 
 import enum
+import ipaddress
 from dataclasses import dataclass, field
 
 from dudo_p2p.consensus.effects import Log
@@ -100,6 +101,28 @@ HOST_SILENCE = 10.0
 MAX_TARGETS = 16  # hosts a joiner says hello to at once (discovery can offer many)
 ANSWER_EVERY = 0.25  # a seated peer answers one seat's lobby frames at most this often
 UNSPECIFIED = ("", "0.0.0.0", "::")  # a host part that names no address to dial
+
+
+def dialled_host(host: str, seat: int, reached: str) -> str:
+    """Where a joiner dials seat ``seat`` that the genesis places at ``host``, having reached
+    the host at ``reached`` (protocol.md §4.9 step 4): an unspecified seat-0 address is the
+    host's own; a loopback address is a seat the host heard from its own machine (the bots
+    its window started for the empty seats), so it is dialled at the host's address too,
+    unless we reached the host over loopback ourselves (127.0.0.1 on a friend's laptop is
+    that laptop: the friend never linked to those bots, and they voted the friend out).
+    Any other address is used as given."""
+    if seat == 0 and host in UNSPECIFIED:
+        return reached
+    if _loopback(host) and not _loopback(reached):
+        return reached
+    return host
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name, or nothing: not an address we can place
+        return False
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ from dudo_p2p.consensus.lobby import (
     LOBBY_GAME_ID,
     MAX_TARGETS,
     STAY_EVERY,
-    UNSPECIFIED,
     Connect,
     Lobby,
     LobbyEffect,
@@ -32,6 +31,7 @@ from dudo_p2p.consensus.lobby import (
     Rekey,
     SendTo,
     cleaned_name,
+    dialled_host,
 )
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.protocol import names
@@ -300,8 +300,8 @@ class JoinerLobby(Lobby):
             return [Log("warning", f"refused {problem}")]
         addresses = []
         for seat, (host, port) in enumerate(zip(body.hosts, body.ports, strict=True)):
-            if host in UNSPECIFIED and seat == 0 and self.host_address is not None:
-                host = self.host_address[0]
+            if self.host_address is not None:
+                host = dialled_host(host, seat, self.host_address[0])
             addresses.append((host, port))
         signing = self._hold(frame, env, body, addresses, now)
         signing.signatures[body.pubs.index(me)] = sign(self.identity, env).to_bytes()

@@ -32,8 +32,12 @@ def ids(n: int, seed: int = 7) -> list[Identity]:
 class Room:
     """Lobbies keyed by public key; SendTo frames delivered at once unless dropped."""
 
-    def __init__(self, lobbies: dict[bytes, Lobby], drop: set[str] | None = None) -> None:
+    def __init__(self, lobbies: dict[bytes, Lobby], drop: set[str] | None = None,
+                 machines: dict[bytes, str] | None = None) -> None:
         self.lobbies = lobbies
+        # each lobby's machine (its LAN address): a frame between two lobbies of one machine
+        # comes from 127.0.0.1, else from the sender's machine; none given: all on loopback
+        self.machines = machines or {}
         self.drop = drop or set()  # kinds of frame lost on the wire
         self.seated: dict[bytes, Seated] = {}
         self.logs: list[str] = []
@@ -54,7 +58,8 @@ class Room:
                     if src in self.gone or dst in self.gone or (src, kind) in self.lost:
                         continue
                     if dst in self.lobbies and kind not in self.drop:
-                        out = self.lobbies[dst].receive(frame, src, "127.0.0.1", now)
+                        out = self.lobbies[dst].receive(frame, src, self.seen_from(src, dst),
+                                                        now)
                         queue.extend((dst, e) for e in out)
                 case Seated():
                     self.seated[src] = effect
@@ -65,6 +70,11 @@ class Room:
                     self.refused_by.setdefault(src, []).append(reason)
                 case Connect():
                     pass
+
+    def seen_from(self, src: bytes, dst: bytes) -> str:
+        """The address ``dst`` sees a frame of ``src`` come from."""
+        here = self.machines.get(src, "127.0.0.1")
+        return "127.0.0.1" if here == self.machines.get(dst, "127.0.0.1") else here
 
     def tick(self, now: float) -> None:
         self.run({k: lobby.tick(now) for k, lobby in self.lobbies.items()}, now)

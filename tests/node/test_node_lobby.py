@@ -97,3 +97,26 @@ def test_journal_ignores_a_torn_last_record_and_appends_after_the_last_whole_one
     again.append(b"three")
     again.close()
     assert journal.read(path) == [b"genesis", b"one", b"two", b"three"]
+
+
+def test_a_seat_the_host_heard_from_its_own_machine_is_dialled_at_the_hosts_address() -> None:
+    # The window's "start now with bots": bots on the host's laptop join it over loopback, so
+    # the genesis places them at 127.0.0.1. A friend on another laptop dialled 127.0.0.1
+    # (its own machine), never linked to them, and the bots voted the friend out "silent".
+    people, host, joiners = table(3)
+    friend, bot = joiners
+    lan = {people[0].public_key: "10.77.4.10", bot.identity.public_key: "10.77.4.10",
+           friend.identity.public_key: "10.77.4.11"}
+    room = Room({p.public_key: lobby for p, lobby in zip(people, [host, *joiners], strict=True)},
+                machines=lan)
+    now = 0.0
+    for joiner, reached in ((friend, "10.77.4.10"), (bot, "127.0.0.1")):
+        room.run({joiner.identity.public_key: joiner.add_target(people[0].public_key, reached,
+                                                                 4000, now)}, now)
+        room.tick(now)
+        now += 0.01
+    assert set(room.seated) == {p.public_key for p in people}
+    at_friend = room.seated[friend.identity.public_key].addresses
+    assert at_friend == (("10.77.4.10", 4000), ("10.77.4.11", 4001), ("10.77.4.10", 4002))
+    at_bot = room.seated[bot.identity.public_key].addresses  # on the host's machine: as given
+    assert at_bot == (("127.0.0.1", 4000), ("10.77.4.11", 4001), ("127.0.0.1", 4002))
