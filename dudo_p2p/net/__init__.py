@@ -8,8 +8,9 @@ protocol.md section 5 is the specification of everything here.
 """
 
 from dudo_p2p.net.beacon import Beacon, TableState, decode, encode, new_table_code
+from dudo_p2p.net.dealer import LinkTimers
 from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT, Discovery, Seen
-from dudo_p2p.net.links import Incoming, Links, LinkTimers
+from dudo_p2p.net.links import Incoming, Links
 
 __all__ = [
     "DEFAULT_BEACON_PORT",

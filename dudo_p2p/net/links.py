@@ -20,15 +20,9 @@ What this layer guarantees and what it does not:
 * The sender id returned by ``recv_ready`` is *claimed*: anyone who can reach our port can
   claim any id. It is a routing hint only; the node authenticates every message by its
   Ed25519 signature, and a connection by a signed proof bound to it (protocol.md §5.1).
-* One connection, one routing id, never shared (protocol.md §5.1): every DEALER presents
-  ``prefix || our key || link nonce``, 8 random bytes drawn for that socket, so no two of
-  our live connections to one peer share an id, and a restarted peer never collides with its
-  own stale connection. A DEALER whose connection dropped is replaced by a new socket with a
-  new nonce (:meth:`Links.maintain`) instead of letting ZeroMQ redial under the old id, so
-  the ROUTER needs no ``ROUTER_HANDOVER`` (which hands an id to whoever connects last: a
-  spoofer, or our own placeholder link). ``recv_incoming`` gives each frame's connection
-  id (``conn``). (``ZMQ_ROUTER_NOTIFY``, which would also say when each connection went
-  down, is a draft API the bundled libzmq is built without.)
+* One connection, one routing id, never shared (protocol.md §5.1; :mod:`~dudo_p2p.net.routing`
+  says how): a DEALER whose connection dropped is replaced by a new socket with a new nonce
+  (:meth:`Links.maintain`); ``recv_incoming`` gives each frame's connection id (``conn``).
 * libzmq 4.3.x aborts the process (``Assertion failed: !_io_error
   (src/stream_engine_base.cpp:310)``) when a connection whose input was stopped (its pipe
   full at ``ZMQ_RCVHWM``, or handed over to another connection by ``ROUTER_HANDOVER``) fails
@@ -51,22 +45,23 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import zmq
 from zmq.utils.monitor import parse_monitor_message
 
 from dudo_p2p.errors import InvalidValue, LocalProtocolError
+from dudo_p2p.net.dealer import (
+    Dealer,
+    LinkTimers,
+    close_dealer,
+    drained_events,
+    open_dealer,
+    set_heartbeats,
+)
+from dudo_p2p.net.routing import LINK_NONCE_LEN, MAX_PEER_ID, classify, routing_id, split_routing_id
 
 log = logging.getLogger(__name__)
-
-# libzmq reserves routing ids that start with a zero byte for ids it makes up itself, and an
-# Ed25519 key starts with one in 1 of 256 cases; a fixed first byte avoids that (ZRE does the
-# same with b"1"). It doubles as a version of this framing.
-ROUTING_PREFIX = b"\x01"
-LINK_NONCE_LEN = 8  # random bytes per DEALER socket, the tail of its routing id
-MAX_PEER_ID = 255 - len(ROUTING_PREFIX) - LINK_NONCE_LEN  # routing ids are at most 255 bytes
 
 # At most this many messages per recv_ready() call, so one flooding peer cannot starve the
 # node's loop; zmq.Poller is level-triggered, so the rest is read on the next turn.
@@ -93,16 +88,6 @@ STAT_KEYS = (
 )
 
 
-def routing_id(peer_id: bytes, nonce: bytes) -> bytes:
-    """The routing id a DEALER of ``peer_id`` with link nonce ``nonce`` presents."""
-    return ROUTING_PREFIX + peer_id + nonce
-
-
-def split_routing_id(rid: bytes) -> tuple[bytes, bytes]:
-    """(claimed peer id, link nonce) of a routing id that ``classify`` accepted."""
-    return rid[len(ROUTING_PREFIX):-LINK_NONCE_LEN], rid[-LINK_NONCE_LEN:]
-
-
 class Incoming(NamedTuple):
     """One received frame: the sender's claimed id, the bytes, the remote IP ZeroMQ saw, and
     the connection it came on (its whole routing id: unique per sending socket)."""
@@ -111,30 +96,6 @@ class Incoming(NamedTuple):
     frame: bytes
     address: str | None
     conn: bytes = b""
-
-
-@dataclass
-class _Dealer:
-    sock: zmq.Socket[Any]
-    endpoint: str
-    nonce: bytes
-    monitor: zmq.Socket[Any]
-
-
-@dataclass(frozen=True, slots=True)
-class LinkTimers:
-    """ZeroMQ timers of every link, in milliseconds (defaults suit a LAN game)."""
-
-    heartbeat_ivl: int = 1000  # ZMTP PING every second on an idle link
-    heartbeat_timeout: int = 3000  # no traffic for 3 s after a PING: close and reconnect
-    heartbeat_ttl: int = 3000  # ask the remote end to do the same
-    reconnect_ivl: int = 100  # first reconnect attempt after 100 ms ...
-    reconnect_ivl_max: int = 500  # ... backing off to one every 0.5 s
-    # A TCP connect still pending after 1 s is abandoned and dialled afresh: the kernel
-    # retries an unanswered SYN after 1, 3, 7, 15 s, so a peer whose cable came back after
-    # 12 s was reached only at the retry 15 s in, and a removed peer back in reach declared
-    # the table gone before any link reached it (issue 13, the cable-pull scenario).
-    connect_timeout: int = 1000
 
 
 class Links:
@@ -170,7 +131,7 @@ class Links:
         self._hwm = hwm
         self._timers = timers or LinkTimers()
         self._nonces = nonces
-        self._dealers: dict[bytes, _Dealer] = {}
+        self._dealers: dict[bytes, Dealer] = {}
         self._up: set[bytes] = set()  # peers whose link came up since take_up()
         self.stats: dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
         self._closed = False
@@ -184,7 +145,7 @@ class Links:
         router.setsockopt(zmq.RCVHWM, 0)
         # ZeroMQ refuses an oversize frame from its length header, before allocating it.
         router.setsockopt(zmq.MAXMSGSIZE, max_frame)
-        self._set_heartbeats(router)
+        set_heartbeats(router, self._timers)
         self._router = router
         try:
             if port == 0:
@@ -220,44 +181,16 @@ class Links:
             if current.endpoint == endpoint:
                 return
             self.disconnect(peer_id)
-        self._dealers[peer_id] = self._open_dealer(endpoint)
+        self._dealers[peer_id] = open_dealer(
+            self._ctx, endpoint, routing_id(self.peer_id, self._nonces(LINK_NONCE_LEN)),
+            self._hwm, self._timers)
         log.debug("link to %s at %s", peer_id[:4].hex(), endpoint)
-
-    def _open_dealer(self, endpoint: str) -> _Dealer:
-        nonce = self._nonces(LINK_NONCE_LEN)
-        dealer: zmq.Socket[Any] = self._ctx.socket(zmq.DEALER)
-        dealer.setsockopt(zmq.LINGER, 0)
-        dealer.setsockopt(zmq.ROUTING_ID, routing_id(self.peer_id, nonce))
-        dealer.setsockopt(zmq.SNDHWM, self._hwm)
-        dealer.setsockopt(zmq.RCVHWM, self._hwm)
-        # Queue only on a link that is up: frames for a peer that never answers would
-        # otherwise pile up to the HWM and be delivered stale much later.
-        dealer.setsockopt(zmq.IMMEDIATE, 1)
-        dealer.setsockopt(zmq.RECONNECT_IVL, self._timers.reconnect_ivl)
-        dealer.setsockopt(zmq.RECONNECT_IVL_MAX, self._timers.reconnect_ivl_max)
-        dealer.setsockopt(zmq.CONNECT_TIMEOUT, self._timers.connect_timeout)
-        if endpoint.startswith("tcp://["):
-            dealer.setsockopt(zmq.IPV6, 1)
-        self._set_heartbeats(dealer)
-        try:
-            monitor: zmq.Socket[Any] = dealer.get_monitor_socket(
-                zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_SUCCEEDED
-            )
-        except BaseException:
-            dealer.close(linger=0)
-            raise
-        try:
-            dealer.connect(endpoint)
-        except zmq.ZMQError as exc:
-            _close_dealer(_Dealer(dealer, endpoint, nonce, monitor))
-            raise InvalidValue(f"cannot connect to {endpoint}: {exc}") from None
-        return _Dealer(dealer, endpoint, nonce, monitor)
 
     def disconnect(self, peer_id: bytes) -> None:
         """Close the link to ``peer_id`` and drop its queue; nothing happens for an unknown id."""
         entry = self._dealers.pop(peer_id, None)
         if entry is not None:
-            _close_dealer(entry)
+            close_dealer(entry)
 
     def rekey(self, old: bytes, new: bytes) -> None:
         """Hold the link kept under ``old`` (a placeholder) under ``new`` from now on: the same
@@ -294,16 +227,19 @@ class Links:
         for peer_id, entry in list(self._dealers.items()):
             if entry.monitor not in ready:
                 continue
-            dropped, up = _drained_events(entry.monitor)
+            dropped, up = drained_events(entry.monitor)
             if up and not dropped:
                 self._up.add(peer_id)
             if not dropped:
                 continue
-            _close_dealer(entry)
+            close_dealer(entry)
             del self._dealers[peer_id]
             self._up.discard(peer_id)
             try:
-                self._dealers[peer_id] = self._open_dealer(entry.endpoint)
+                self._dealers[peer_id] = open_dealer(
+                    self._ctx, entry.endpoint,
+                    routing_id(self.peer_id, self._nonces(LINK_NONCE_LEN)), self._hwm,
+                    self._timers)
             except InvalidValue as exc:  # the endpoint connected before: should not happen
                 log.warning("cannot relink to %s: %s", peer_id[:4].hex(), exc)
                 continue
@@ -439,7 +375,7 @@ class Links:
             return
         self._closed = True
         for entry in self._dealers.values():
-            _close_dealer(entry, linger_ms)
+            close_dealer(entry, linger_ms)
         self._dealers.clear()
         self._router.disable_monitor()
         self._monitor.close(linger=0)
@@ -451,50 +387,8 @@ class Links:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _set_heartbeats(self, sock: zmq.Socket[Any]) -> None:
-        sock.setsockopt(zmq.HEARTBEAT_IVL, self._timers.heartbeat_ivl)
-        sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, self._timers.heartbeat_timeout)
-        sock.setsockopt(zmq.HEARTBEAT_TTL, self._timers.heartbeat_ttl)
-
-
-def _close_dealer(entry: _Dealer, linger_ms: int = 0) -> None:
-    entry.sock.disable_monitor()
-    entry.monitor.close(linger=0)
-    entry.sock.close(linger=linger_ms)
-
 
 def _readable(sock: zmq.Socket[Any]) -> bool:
     """A message is waiting on ``sock`` (ZMQ_EVENTS: no read, no raised zmq.Again)."""
     events = sock.get(zmq.EVENTS)
     return isinstance(events, int) and bool(events & zmq.POLLIN)
-
-
-def _drained_events(monitor: zmq.Socket[Any]) -> tuple[bool, bool]:
-    """Read every event a DEALER's monitor holds: (its connection dropped, it came up)."""
-    dropped = up = False
-    while True:
-        try:
-            raw = monitor.recv_multipart(zmq.NOBLOCK)
-        except zmq.Again:
-            return dropped, up
-        event = parse_monitor_message(raw)["event"]
-        if event == zmq.EVENT_DISCONNECTED:
-            dropped = True
-        elif event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-            up = True
-
-
-def classify(rid: bytes, part_sizes: list[int], max_frame: int) -> str | None:
-    """Why a received message must be dropped (a ``stats`` key), or None when it is fine.
-
-    Pure, so the checks are tested without sockets: exactly one part after the routing id,
-    a routing id made by a dudo DEALER (our prefix, at least one byte of id, the link nonce),
-    a part no longer than ``max_frame``.
-    """
-    if len(part_sizes) != 1:
-        return "bad_parts"
-    if len(rid) <= len(ROUTING_PREFIX) + LINK_NONCE_LEN or not rid.startswith(ROUTING_PREFIX):
-        return "bad_routing_id"
-    if part_sizes[0] > max_frame:
-        return "oversize"
-    return None

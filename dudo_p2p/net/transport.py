@@ -30,7 +30,8 @@ import zmq
 
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.flood import FloodLimiter
-from dudo_p2p.net.links import LINK_NONCE_LEN, ROUTING_PREFIX, Incoming, Links
+from dudo_p2p.net.links import Incoming, Links
+from dudo_p2p.net.routing import LINK_NONCE_LEN, ROUTING_PREFIX
 
 LINK_UP_GRACE = 1.0
 HOLD_RETRY = 0.003

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from dudo_p2p.errors import RemoteProtocolError
 from dudo_p2p.net.flood import FLOOD_BURST, FLOOD_RATE, MAX_UNPROVEN, FloodLimiter
-from dudo_p2p.net.links import split_routing_id
+from dudo_p2p.net.routing import split_routing_id
 from dudo_p2p.protocol.envelope import open_envelope
 from dudo_p2p.protocol.kinds import Heartbeat
 

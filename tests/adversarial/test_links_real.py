@@ -19,7 +19,7 @@ import zmq
 from node_helpers import LOOPBACK, Peer, free_tcp_port
 
 from dudo_p2p.bots import make_bot
-from dudo_p2p.net.links import routing_id
+from dudo_p2p.net.routing import routing_id
 from dudo_p2p.protocol.envelope import open_envelope
 from dudo_p2p.protocol.kinds import Heartbeat
 

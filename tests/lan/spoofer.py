@@ -17,7 +17,7 @@ import time
 
 import zmq
 
-ROUTING_PREFIX = b"\x01"  # dudo_p2p.net.links.ROUTING_PREFIX, as a stranger would copy it
+ROUTING_PREFIX = b"\x01"  # dudo_p2p.net.routing.ROUTING_PREFIX, as a stranger would copy it
 
 
 def main() -> int:

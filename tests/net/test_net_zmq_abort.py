@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from dudo_p2p.net.links import routing_id
+from dudo_p2p.net.routing import routing_id
 
 ROUTER_CHILD = """
 import sys, time, zmq
