@@ -21,7 +21,8 @@ import time
 from typing import Any
 
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 from dudo_p2p.rules import RuleSet
 
 SEAT_TIMEOUT_S = 30.0

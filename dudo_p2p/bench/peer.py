@@ -46,7 +46,8 @@ from dudo_p2p.bench.procs import peak_rss_mb
 from dudo_p2p.bots import make_bot
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.node import keystore
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session.events import (
     ActionTaken,

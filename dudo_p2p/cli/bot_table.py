@@ -25,7 +25,8 @@ from dudo_p2p.bots import make_bot
 from dudo_p2p.consensus.presence import HUMAN_GRACE
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import InvalidValue
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session.node_session import NodeSession
 

@@ -34,7 +34,8 @@ from dudo_p2p.net.beacon import is_table_code
 from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT
 from dudo_p2p.node import journal as jr
 from dudo_p2p.node import keystore
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 from dudo_p2p.protocol import names
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session.events import (
@@ -172,7 +173,7 @@ def open_node(
             return None
         node = Node.resume(identity, name, net, journal)
         if args.journal is None:
-            node.auto_journal = journal  # ours to delete once the game is over
+            node.journal.auto = journal  # ours to delete once the game is over
         return node
     return make(None if args.journal is not None else directory)
 

@@ -35,7 +35,8 @@ from dudo_p2p.errors import DudoError
 from dudo_p2p.net.beacon import Beacon, TableState
 from dudo_p2p.net.discovery import Discovery
 from dudo_p2p.node import journal as jr
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 from dudo_p2p.session import Session
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import app
@@ -167,7 +168,7 @@ class NetworkTables:
         """Our seat back in the interrupted game journalled at ``request.journal``."""
         journal = Path(request.journal)
         node = Node.resume(self.identity, request.name or self.name, self._net(), journal)
-        node.auto_journal = journal  # ours to delete once the game is over
+        node.journal.auto = journal  # ours to delete once the game is over
         bot = make_bot(request.bot_level, random.Random())
         return NodeSession(node, timer_bot=bot.decide)
 

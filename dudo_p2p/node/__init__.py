@@ -4,6 +4,7 @@
 ``journal``    the append-only, length-prefixed, fsynced journal a crashed peer restarts from.
 """
 
-from dudo_p2p.node.node import NetConfig, Node, run_until
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node, run_until
 
 __all__ = ["NetConfig", "Node", "run_until"]

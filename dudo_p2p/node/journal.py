@@ -21,7 +21,7 @@ from pathlib import Path
 from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.consensus.lobby import Seated
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.errors import DecodeError, ProtocolError
+from dudo_p2p.errors import DecodeError, InvalidValue, ProtocolError
 from dudo_p2p.protocol.codec import decode, encode
 
 _LENGTH = struct.Struct("!I")
@@ -90,6 +90,47 @@ class Journal:
         self._file.close()
 
 
+class GameJournal:
+    """Where a node journals its game: the file ``path`` it was given (``--journal``, opened
+    at once, emptied unless ``truncate`` is False for a resume), or else, once seated, a file
+    the game names itself in ``directory`` (§4.7: :attr:`auto`, removed when the game ends or
+    we leave it, kept after a crash for ``--resume``); neither: the game is not journalled."""
+
+    def __init__(self, path: Path | None, directory: Path | None, *, truncate: bool) -> None:
+        self.file = Journal(path, truncate=truncate) if path is not None else None
+        self.directory = directory if path is None else None
+        self.auto: Path | None = None  # ours to delete once the game is over
+
+    def begin(self, seated: Seated, identity: Identity) -> None:
+        """The game is seated: open the file it names itself if we have none, and make its
+        first record (:func:`seating_record`) durable."""
+        if self.file is None and self.directory is not None:
+            self.auto = self.directory / journal_name(seated, identity)
+            self.file = Journal(self.auto, truncate=True)
+        if self.file is not None:
+            self.file.append(seating_record(seated))
+            self.file.sync()
+
+    def persist(self, records: list[bytes], *, durable: bool) -> None:
+        """Append ``records``; fsync once when one is ``durable``, else only flush (others'
+        entries: a restart can fetch them again)."""
+        if self.file is None:
+            return
+        for record in records:
+            self.file.append(record)
+        if durable:
+            self.file.sync()  # what the sends after it depend on is on the disk
+        else:
+            self.file.flush()
+
+    def close(self, *, finished: bool) -> None:
+        """Close the file; a self-named one goes when the game is ``finished`` for us."""
+        if self.file is not None:
+            self.file.close()
+            if self.auto is not None and finished:
+                self.auto.unlink(missing_ok=True)  # nothing left to resume
+
+
 def seating_record(seated: Seated) -> bytes:
     """The journal's first record: what a restarted peer needs to rebuild its seating."""
     return encode(
@@ -123,6 +164,18 @@ def parse_seating(record: bytes) -> Seated:
     if len(pairs) != seating.n:
         raise DecodeError("the journal's addresses do not match the seats")
     return Seated(seating, genesis, signatures, tuple(pairs))
+
+
+def resumable(path: Path, identity: Identity) -> tuple[Seated, list[bytes]]:
+    """The game journalled at ``path`` for ``identity``: its seating and the machine's
+    records after it. InvalidValue when the journal holds no game, or none of ours."""
+    records = read(path)
+    if not records:
+        raise InvalidValue(f"{path}: the journal holds no game to resume")
+    seated = parse_seating(records[0])
+    if seated.seating.seat_of(identity.public_key) is None:
+        raise InvalidValue(f"{path}: this identity has no seat in that game")
+    return seated, records[1:]
 
 
 def journal_name(seated: Seated, identity: Identity) -> str:

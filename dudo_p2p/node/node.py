@@ -27,6 +27,14 @@ Frames are routed by their ``kind`` (peeked, not trusted): lobby kinds to the lo
 the machine, or into a bounded buffer while the machine does not exist yet. Garbage is logged
 and dropped. The frame size is checked by ZeroMQ (``MAXMSGSIZE``) before anything is read and
 again by the envelope decoder.
+
+The node owns the sockets, the clock and the loop; what it drives lives beside it:
+:class:`~dudo_p2p.node.gathering.Gathering` (the lobby side: the lobby's role, the joiner's
+search, the host's controls), :class:`~dudo_p2p.node.game.Game` (the seated game: machine,
+end, settling, summary), :mod:`~dudo_p2p.node.advert` (what the beacon says),
+:class:`~dudo_p2p.node.journal.GameJournal` (which file the game is journalled to),
+:class:`~dudo_p2p.consensus.watching.Desk` (spectators) and
+:mod:`~dudo_p2p.node.config` (its configuration and counters).
 """
 
 from __future__ import annotations
@@ -36,18 +44,16 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dudo_p2p.consensus.effects import carry_out
-from dudo_p2p.consensus.events import Event, GameAbandoned, GameOver, PlayerLeft, TableGone
+from dudo_p2p.consensus.events import Event
 from dudo_p2p.consensus.lobby import (
     LOBBY_KINDS,
     Connect,
     Lobby,
     LobbyEffect,
-    Phase,
     Refused,
     Rekey,
     Seated,
@@ -56,17 +62,20 @@ from dudo_p2p.consensus.lobby import (
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.consensus.machine import Effect, Persist, TableMachine
-from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.consensus.watching import WATCH_KINDS, Desk, Note
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import InvalidValue
-from dudo_p2p.net.beacon import Beacon, TableState, new_table_code
-from dudo_p2p.net.discovery import DEFAULT_BEACON_PORT, Discovery, Seen
+from dudo_p2p.net.beacon import new_table_code
+from dudo_p2p.net.discovery import Discovery
 from dudo_p2p.net.links import Incoming, Links
 from dudo_p2p.net.transport import Transport, ZmqTransport
 from dudo_p2p.node import journal as jr
+from dudo_p2p.node.advert import beacon_for
+from dudo_p2p.node.config import NetConfig, Stats
 from dudo_p2p.node.conns import Connections, link_proof
-from dudo_p2p.node.seeking import Seeker, open_first
+from dudo_p2p.node.game import NO_GAME, Game
+from dudo_p2p.node.gathering import Gathering
+from dudo_p2p.node.seeking import Seeker
 from dudo_p2p.protocol import names
 from dudo_p2p.protocol.envelope import peek_kind
 from dudo_p2p.protocol.refusals import RefusalReason
@@ -75,39 +84,12 @@ from dudo_p2p.rules import RuleSet
 log = logging.getLogger(__name__)
 
 MAX_EARLY_FRAMES = 1024  # game frames kept while our machine does not exist yet
-SETTLE_GRACE = 3.0  # after the game ends, serve lagging peers at most this long
-TELL_LINGER = 10.0  # ... and wait at most this long for a removed seat to hear of it (§4.6)
 # held frames of young links: net/transport.py (LINK_UP_GRACE, HOLD_RETRY, MAX_HELD)
 # A joiner that cancels in the waiting room sends a lobby ``leave`` and closes at once: its
 # links keep sending what is queued this long while the node closes (ZeroMQ's linger).
 LEAVE_LINGER_MS = 500
 
 AnyEffect = Effect | LobbyEffect
-
-
-@dataclass(frozen=True)
-class NetConfig:
-    """Where the node listens and beacons. ``broadcast`` None: every interface's broadcast
-    address (tests and ``sim`` pass ``["127.255.255.255"]``); ``discovery`` False: no beacon
-    socket at all (direct ``--join`` only)."""
-
-    bind: str = "0.0.0.0"
-    port: int = 0
-    beacon_port: int = DEFAULT_BEACON_PORT
-    broadcast: Sequence[str] | None = None
-    discovery: bool = True
-
-
-@dataclass
-class Stats:
-    """Counters for ``-v`` output and tests."""
-
-    garbage_frames: int = 0
-    early_frames: int = 0
-    early_dropped: int = 0
-    flood_dropped: int = 0
-    wakeups: int = 0  # returns from poll (the bench's idle wake-ups per second)
-    refusals: list[RefusalReason] = field(default_factory=list)
 
 
 class Node:
@@ -152,27 +134,17 @@ class Node:
         except BaseException:
             self.transport.close()
             raise
-        self.journal: jr.Journal | None = None
-        if journal_path is not None:
-            self.journal = jr.Journal(journal_path, truncate=resume is None)
-        # no --journal: the game journals itself into journal_dir once seated (§4.7), and the
-        # file goes when the game ends or we leave it (kept after a crash, for --resume)
-        self.journal_dir = journal_dir if journal_path is None else None
-        self.auto_journal: Path | None = None
+        # no --journal: the game journals itself into journal_dir once seated (§4.7)
+        self.journal = jr.GameJournal(journal_path, journal_dir, truncate=resume is None)
         self.left = False
-        self.records: list[bytes] = []  # every record journalled (the game's --record copy)
-        self.lobby: Lobby = JoinerLobby(identity, self.name, net.bind, self.transport.port)
-        self.machine: TableMachine | None = None
-        self.seated: Seated | None = None
+        self.gathering = Gathering(JoinerLobby(identity, self.name, net.bind, self.transport.port))
+        self.game: Game | None = None  # once seated
         self.events: list[Event] = []
         self.early: list[bytes] = []
         self.stats = Stats()
         self.desk = Desk(identity)  # spectators (watching.py)
         self.conns = Connections(flood=self.transport.flood)  # link proofs, per connection
-        self.seeker = Seeker(None, None, discovering=False)
         self.started_at = clock()
-        self.seated_at: float | None = None
-        self.over_at: float | None = None
         self.closed = False
         self.linger_ms = 0  # how long the links flush what is queued when closing
 
@@ -201,11 +173,11 @@ class Node:
         node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir,
                    **inject)
         code = table or new_table_code(node.rng)
-        node.lobby = HostLobby(
+        node.gathering = Gathering(HostLobby(
             identity, name, net.bind, node.port, table=code,
             game_id=node.rng.randbytes(16), seats=seats, rules=rules,
             turn_timer_ms=turn_timer_ms, grace_ms=grace_ms,
-        )
+        ))
         node._update_beacon()
         return node
 
@@ -234,12 +206,9 @@ class Node:
                    **inject)
         lobby = JoinerLobby(identity, name, net.bind, node.port, table=table, pin=pin,
                             accept_rules=accept_rules)
-        node.lobby = lobby
-        node.seeker = Seeker(table, pin, discovering=discover and node.discovery is not None)
-        now = node.clock()
-        for host, port in addresses:
-            key = f"join:{host}:{port}".encode()  # placeholder until the host's welcome
-            node.carry_out(lobby.add_target(key, host, port, now))
+        seeker = Seeker(table, pin, discovering=discover and node.discovery is not None)
+        node.gathering = Gathering(lobby, seeker)
+        node.carry_out(node.gathering.dial(addresses, node.clock()))
         node._update_beacon()
         return node
 
@@ -248,30 +217,19 @@ class Node:
         """Rebuild a crashed peer from its journal (same identity): the machine replays the
         log, takes back its secrets, reconnects to every seat and asks for what it missed.
         Raises DudoError when the journal holds no game of this identity."""
-        records = jr.read(journal_path)
-        if not records:
-            raise InvalidValue(f"{journal_path}: the journal holds no game to resume")
-        seated = jr.parse_seating(records[0])
-        if seated.seating.seat_of(identity.public_key) is None:
-            raise InvalidValue(f"{journal_path}: this identity has no seat in that game")
+        seated, entries = jr.resumable(journal_path, identity)
         node = cls(identity, name, net, journal_path=journal_path, resume=seated)
         now = node.clock()
-        node.seated = seated
-        node.seated_at = now
-        node.records = list(records)
-        node.lobby = Lobby.resumed(identity, seated)
-        node.machine = TableMachine.restore(identity, seated.seating, records[1:],
-                                            node.rng.randbytes, now)
-        node._connect_seats(seated)
+        node.gathering = Gathering(Lobby.resumed(identity, seated))
+        node.game = game = Game.restore(identity, seated, entries, node.rng.randbytes, now)
+        node._connect_seats()
         node._update_beacon()
         # restore() re-sends our unagreed act and asks for what we missed; start() also sends
         # what our seat owes the current phase (a commit, nonce, reveal or result signature
         # not yet chained), rebuilt from the journalled secrets, so the table does not wait
         # for it until it votes us out.
-        node._tell_links(node.machine)
-        node.carry_out(node.machine.tick(now) + node.machine.start(now))
-        if node.machine.over and node.over_at is None:
-            node.over_at = now  # the journal holds a finished game: serve lagging peers, leave
+        game.tell_links(node.transport.nonce)
+        node.carry_out(game.machine.tick(now) + game.machine.start(now))
         return node
 
     # ---- state for sessions and the CLI ------------------------------------------------------
@@ -281,18 +239,35 @@ class Node:
         """The game ended for us (a winner, or we were removed)."""
         return self.machine is not None and self.machine.over
 
+    @property
+    def lobby(self) -> Lobby:
+        """Our lobby, in its role (host, joiner, or a resumed seat's)."""
+        return self.gathering.lobby
+
+    @property
+    def seeker(self) -> Seeker:
+        """A joiner's search for its table (seeking.py)."""
+        return self.gathering.seeker
+
+    @property
+    def machine(self) -> TableMachine | None:
+        """Our table machine, once seated."""
+        return self.game.machine if self.game is not None else None
+
+    @property
+    def seated(self) -> Seated | None:
+        """The seating every seat signed, once seated."""
+        return self.game.seated if self.game is not None else None
+
+    @property
+    def over_at(self) -> float | None:
+        """When the game ended for us (None: not seated, or still on)."""
+        return self.game.over_at if self.game is not None else None
+
     def settled(self) -> bool:
-        """Over, and every other seat still at the table holds our whole log, or the grace
-        ran out: safe to leave (see :func:`settled`)."""
-        machine = self.machine
-        if machine is None or self.over_at is None:
-            return False
-        now = self.clock()
-        if not settled(machine, self.over_at, now):
-            return False
-        # spectators (watching.py) are served to the end within the same grace, never longer
-        return (self.desk.caught_up(len(machine.replica.chain), now)
-                or now - self.over_at > SETTLE_GRACE or machine.removed_me)
+        """Over, and every other seat and spectator holds our whole log, or the grace ran
+        out: safe to leave (:meth:`Game.settled`)."""
+        return self.game is not None and self.game.settled(self.desk, self.clock())
 
     @property
     def table_code(self) -> str | None:
@@ -302,7 +277,7 @@ class Node:
     def gave_up(self) -> RefusalReason | None:
         """Why this joiner stopped looking for a table (None: still looking, or seated);
         :attr:`Seeker.why` says it in a line (seeking.py)."""
-        return self.seeker.gave_up if self.seated is None else None
+        return self.gathering.gave_up if self.seated is None else None
 
     # ---- the loop -------------------------------------------------------------------------
 
@@ -322,38 +297,28 @@ class Node:
             self._route(incoming, now, batch)
         if self.transport.flood.dropped != flood:
             self._flooded(self.transport.flood.dropped - flood)
-        self._links_up(now)
+        up = self.transport.take_up()  # links just up: their heartbeat is due at once
+        if self.game is not None:
+            self.game.reached(up, now)
         if self.discovery is not None:
             self.discovery.tick(now)
         batch.extend(self.lobby.tick(now))
-        machine = self.machine
-        if machine is not None and machine.next_deadline(now) <= now:
-            self._tell_links(machine)
-            batch.extend(machine.tick(now))
+        game = self.game
+        if game is not None and game.machine.next_deadline(now) <= now:
+            game.tell_links(self.transport.nonce)
+            batch.extend(game.machine.tick(now))
         self.carry_out(batch)
-        if self.seeker.give_up_at() is not None and not self._has_targets():
-            self.seeker.look_again(now)
-            if self.seeker.gave_up is not None:
-                log.warning("%s", self.seeker.why)
+        self.gathering.looked(now)
         self._update_beacon()  # seats taken, playing: set_beacon sends only what changed
-
-    def _links_up(self, now: float) -> None:
-        """Tell the machine which seats our links just reached (``TableMachine.reached``):
-        its heartbeat goes out at this step's tick, not up to an interval later."""
-        machine = self.machine
-        for peer in self.transport.take_up():
-            seat = machine.seating.seat_of(peer) if machine is not None else None
-            if machine is not None and seat is not None:
-                machine.reached(seat, now)  # its heartbeat is due at once: next_deadline
 
     def next_wake(self, now: float) -> float:
         """The earliest deadline of everything the node drives: the machine's
         (:meth:`TableMachine.next_deadline`), the lobby's re-sends, the next beacon, frames
         held for a young link, the joiner's give-up, and when leaving may become safe."""
         due = [math.inf]
-        if self.machine is not None:
-            due.append(self.machine.next_deadline(now))
-        lobby_due = self.lobby.next_deadline()
+        if self.game is not None:
+            due.append(self.game.next_deadline(now))  # the machine's, and settling's
+        lobby_due = self.gathering.next_deadline()  # re-sends, a joiner's give-up
         if lobby_due is not None:
             due.append(lobby_due)
         if self.discovery is not None:
@@ -362,11 +327,6 @@ class Node:
         held = self.transport.next_deadline(now)
         if held is not None:
             due.append(held)
-        give_up = self.seeker.give_up_at()
-        if give_up is not None:
-            due.append(give_up)
-        if self.machine is not None and self.over_at is not None:
-            due.append(settle_deadline(self.machine, self.over_at, now))
         return min(due)
 
     def _route(self, incoming: Incoming, now: float, batch: list[AnyEffect]) -> None:
@@ -415,52 +375,19 @@ class Node:
             log.warning("flood: dropped %d frames so far", self.stats.flood_dropped)
 
     def _on_beacons(self, now: float, batch: list[AnyEffect]) -> None:
+        """Read the beacons; a joiner still seeking says hello to the tables they offer."""
         assert self.discovery is not None
         beacons = self.discovery.on_readable(now)
-        if not self.seeker.discovering or self.seated is not None:
-            return
-        peers = self.discovery.peers(now)
-        seeking = self.lobby.phase is Phase.SEEKING
-        if seeking and isinstance(self.lobby, JoinerLobby):
-            for gone in (b.peer_id for b in beacons if b.is_leaving):
-                batch.extend(self.lobby.drop_gone(gone))  # it will never answer us now
-        heard = [peers[b.peer_id] for b in beacons if b.peer_id in peers]
-        for seen in open_first(heard):
-            warning = self.seeker.heard(seen.beacon, seeking=seeking)
-            if warning is not None:
-                log.warning("%s", warning)
-            if self.seeker.gave_up is None and self.seeker.candidate(seen.beacon):
-                batch.extend(self._target(seen, now))
-
-    def _target(self, seen: Seen, now: float) -> list[LobbyEffect]:
-        """Say hello to the host a beacon offers, at the address the beacon came from."""
-        beacon = seen.beacon
-        key = b"beacon:" + beacon.peer_id + f"@{seen.host}:{beacon.port}".encode()
-        if key in self.seeker.dropped:
-            return []
-        self.seeker.choose(beacon.peer_id)
-        if not isinstance(self.lobby, JoinerLobby):
-            return []  # only a joiner says hello
-        return self.lobby.add_target(key, seen.host, beacon.port, now, claimed=beacon.peer_id)
-
-    def _has_targets(self) -> bool:
-        """Whether our lobby is a joiner's with a target that has not refused it yet."""
-        return isinstance(self.lobby, JoinerLobby) and bool(self.lobby.targets)
+        if self.seeker.discovering and self.seated is None:
+            peers = self.discovery.peers(now)
+            batch.extend(self.gathering.heard(beacons, peers, now))
 
     def _refused(self, effect: Refused) -> list[LobbyEffect]:
         """Note a refusal; when it was our last target, move on or stop (seeking.py)."""
         self.stats.refusals.append(effect.reason)
-        self.seeker.refused(effect.peer, effect.host, effect.reason)
-        if self.lobby.phase is not Phase.SEEKING or self._has_targets():
-            return []
         now = self.clock()
         others = self.discovery.peers(now).values() if self.discovery is not None else ()
-        out: list[LobbyEffect] = []
-        for seen in self.seeker.stranded(others, now):
-            out.extend(self._target(seen, now))
-        if self.seeker.gave_up is not None:
-            log.warning("%s", self.seeker.why)
-        return out
+        return self.gathering.refused(effect, others, now)
 
     # ---- effects --------------------------------------------------------------------------
 
@@ -475,13 +402,7 @@ class Node:
     def persist(self, records: list[Persist]) -> None:
         """Journal ``records``; fsync once when one is durable, else only flush (others'
         entries: a restart can fetch them again)."""
-        for record in records:
-            self._journal(record.record)
-        if self.journal is not None:
-            if any(e.durable for e in records):
-                self.journal.sync()  # what the sends after it depend on is on the disk
-            else:
-                self.journal.flush()
+        self.journal.persist([r.record for r in records], durable=any(r.durable for r in records))
 
     def send(self, frame: bytes, to: int | None) -> None:
         """Send ``frame`` to seat ``to`` of the game (None: every other seat)."""
@@ -490,7 +411,8 @@ class Node:
     def emit(self, event: Event) -> None:
         """Queue ``event`` for the session; note when the game ended for us."""
         self.events.append(event)
-        self._watch(event)
+        if self.game is not None:
+            self.game.heard_of(event, self.clock())
 
     def log(self, level: str, text: str) -> None:
         """A machine's line for the operator, to ``logging``."""
@@ -514,32 +436,13 @@ class Node:
                 return self._start_game(effect)
         return []
 
-    def _journal(self, record: bytes) -> None:
-        self.records.append(record)
-        if self.journal is not None:
-            self.journal.append(record)
-
     def _send(self, frame: bytes, to: int | None) -> None:
-        machine = self.machine
-        assert machine is not None
-        pubs = machine.seating.pubs
-        if to is not None:
-            self._send_link(pubs[to], frame)
-            return
-        for seat, pub in enumerate(pubs):
-            if seat != machine.seat:
-                self._send_link(pub, frame)
+        assert self.game is not None
+        for pub in self.game.recipients(to):
+            self._send_link(pub, frame)
 
     def _connect(self, peer: bytes, host: str, port: int) -> None:
         self.transport.connect(peer, host, port, self.clock())
-
-    def _tell_links(self, machine: TableMachine) -> None:
-        """Our heartbeats name the link they travel on: give the machine each seat's nonce
-        (a link redialled from a new socket has a new one)."""
-        for seat, pub in enumerate(machine.seating.pubs):
-            nonce = self.transport.nonce(pub)
-            if nonce is not None:
-                machine.beats.links[seat] = nonce
 
     def _rekey(self, old: bytes, new: bytes | None) -> None:
         """The placeholder link ``old`` becomes ``new``'s link (or is closed): its held frames
@@ -553,78 +456,41 @@ class Node:
         self.transport.send(peer, frame, self.clock())
 
     def _start_game(self, seated: Seated) -> list[AnyEffect]:
+        """Every seat signed the genesis: journal the seating, link to the seats, build our
+        machine; its first effects and the game frames that came early run next."""
         now = self.clock()
-        self.seated = seated
-        self.seated_at = now
-        if self.journal is None and self.journal_dir is not None:
-            self.auto_journal = self.journal_dir / jr.journal_name(seated, self.identity)
-            self.journal = jr.Journal(self.auto_journal, truncate=True)
-        self._journal(jr.seating_record(seated))
-        if self.journal is not None:
-            self.journal.sync()
-        self._connect_seats(seated)
-        self.machine = TableMachine(self.identity, seated.seating, self.rng.randbytes, now)
+        self.journal.begin(seated, self.identity)
+        self.game = Game.start(self.identity, seated, self.rng.randbytes, now)
+        self._connect_seats()
+        machine = self.game.machine
         self._update_beacon()
         log.info("game started %.3f s after the node", now - self.started_at)
-        out: list[AnyEffect] = list(self.machine.start(now))
+        out: list[AnyEffect] = list(machine.start(now))
         early, self.early = self.early, []
         for frame in early:
-            out.extend(self.machine.receive(frame, now))
+            out.extend(machine.receive(frame, now))
         return out
 
-    def _connect_seats(self, seated: Seated) -> None:
-        for seat, pub in enumerate(seated.seating.pubs):
-            host, port = seated.addresses[seat]
-            if pub != self.identity.public_key and host and port:
-                try:
-                    self._connect(pub, host, port)
-                except InvalidValue as exc:
-                    log.warning("cannot link to seat %d at %s:%s: %s", seat, host, port, exc)
-
-    def _watch(self, event: Event) -> None:
-        """Note when the game ended for us (what :meth:`settled` counts from); the machine
-        beats at once itself, so the others see our final length (``Timers.beat_at_once``)."""
-        machine = self.machine
-        ended = isinstance(event, GameOver | GameAbandoned | TableGone) or (
-            isinstance(event, PlayerLeft) and machine is not None and machine.removed_me
-        )
-        if ended and self.over_at is None:
-            self.over_at = self.clock()
+    def _connect_seats(self) -> None:
+        assert self.game is not None
+        for seat, pub, host, port in self.game.to_dial(self.identity.public_key):
+            try:
+                self._connect(pub, host, port)
+            except InvalidValue as exc:
+                log.warning("cannot link to seat %d at %s:%s: %s", seat, host, port, exc)
 
     def _update_beacon(self) -> None:
-        if self.discovery is None:
-            return
-        pub = self.identity.public_key
-        port = self.transport.port
-        lobby = self.lobby
-        if not isinstance(lobby, HostLobby) or lobby.table is None:
-            beacon = Beacon(pub, port, name=_beacon_name(self.name))
-        else:
-            if self.seated is not None:
-                state, taken = TableState.PLAYING, lobby.seats_total
-            else:
-                taken = lobby.seats_taken
-                state = TableState.OPEN if taken < lobby.seats_total else TableState.FULL
-            beacon = Beacon(pub, port, lobby.table, state, taken, lobby.seats_total,
-                            _beacon_name(self.name))
-        self.discovery.set_beacon(beacon)
+        """Beacon what we are now (advert.py): set_beacon sends only what changed."""
+        if self.discovery is not None:
+            self.discovery.set_beacon(beacon_for(self.identity.public_key, self.port, self.name,
+                                                 self.lobby, playing=self.game is not None))
 
     # ---- summaries ----------------------------------------------------------------------------
 
     def summary(self) -> dict[str, Any]:
         """The CLI's ``--json`` object: winner name, log hash, rounds, seconds since start."""
-        machine = self.machine
-        seconds = round(self.clock() - self.started_at, 3)
-        if machine is None:
-            return {"winner": None, "log_hash": None, "rounds": 0, "seconds": seconds}
-        rep = machine.replica
-        winner = rep.engine.winner if rep.phase is EpochPhase.OVER else None
-        return {
-            "winner": machine.seating.names[winner] if winner is not None else None,
-            "log_hash": rep.head.hex(),
-            "rounds": len(rep.engine.results),
-            "seconds": seconds,
-        }
+        game = self.game.summary() if self.game is not None else NO_GAME
+        return {**game, "seconds": round(self.clock() - self.started_at, 3)}
 
     # ---- lifetime -----------------------------------------------------------------------------
 
@@ -636,22 +502,21 @@ class Node:
 
     def start_now(self) -> None:
         """Host: seat the players gathered so far, at least two (``HostLobby.start_now``)."""
-        if isinstance(self.lobby, HostLobby):
-            self.carry_out(list(self.lobby.start_now(self.clock())))
-        self._update_beacon()
+        self._lobby_says(self.gathering.start_now(self.clock()))
 
     def set_seats(self, seats: int) -> None:
         """Host, gathering: the table now has ``seats`` seats (``HostLobby.set_seats``;
         InvalidValue for a count it cannot have)."""
-        if isinstance(self.lobby, HostLobby):
-            self.carry_out(list(self.lobby.set_seats(seats, self.clock())))
-        self._update_beacon()
+        self._lobby_says(self.gathering.set_seats(seats, self.clock()))
 
     def remove(self, pub: bytes) -> None:
         """Host, before the game starts: take joiner ``pub`` off the table
         (``HostLobby.remove``: it is told, signed, and refused from then on)."""
-        if isinstance(self.lobby, HostLobby):
-            self.carry_out(list(self.lobby.remove(pub, self.clock())))
+        self._lobby_says(self.gathering.remove(pub, self.clock()))
+
+    def _lobby_says(self, effects: list[LobbyEffect]) -> None:
+        """Carry out a host control's effects; the beacon shows the seats it leaves."""
+        self.carry_out(effects)
         self._update_beacon()
 
     def leave(self) -> None:
@@ -662,8 +527,8 @@ class Node:
         if self.machine is not None and not self.machine.over:
             self.carry_out(list(self.machine.leave(self.clock())))
             self.left = True
-        elif self.machine is None and isinstance(self.lobby, JoinerLobby | HostLobby):
-            said = self.lobby.leave() if isinstance(self.lobby, JoinerLobby) else self.lobby.close()
+        elif self.machine is None:
+            said = self.gathering.leave()
             self.carry_out(said)
             self.linger_ms = LEAVE_LINGER_MS if said else 0
 
@@ -672,10 +537,7 @@ class Node:
         if self.closed:
             return
         self.closed = True
-        if self.journal is not None:
-            self.journal.close()
-            if self.auto_journal is not None and (self.over or self.left):
-                self.auto_journal.unlink(missing_ok=True)  # nothing left to resume
+        self.journal.close(finished=self.over or self.left)
         if self.discovery is not None:
             self.discovery.close()
         self.links_close()
@@ -695,70 +557,6 @@ class Node:
         if isinstance(self.transport, ZmqTransport):
             return self.transport.links
         raise AttributeError("an in-memory transport has no ZeroMQ links")
-
-
-def settled(machine: TableMachine, over_at: float, now: float) -> bool:
-    """Our game ended at ``over_at`` and leaving at ``now`` strands no one: the last heartbeat
-    of every other seat still at the table (not removed, dice or not) shows our head, or we
-    were removed (or the table is gone), or :data:`SETTLE_GRACE` ran out; and every seat we
-    removed (or whose silence abandoned the game) has shown it heard so (told, then silent
-    for two heartbeat intervals: ``TableMachine.untold``), or :data:`TELL_LINGER` ran out (it
-    was down when the votes went round and may come back: it must not wait for nobody,
-    protocol.md §4.6 "Told, always").
-
-    Our *head*, not only our length: a peer still in an epoch a removal voided holds that
-    epoch's entries, so its log may be longer than ours while it lacks the removal that
-    ended the game (soak seed 1229). Counting it settled on its length let us leave at the
-    heartbeat that triggers our telling it the removal (catchup.py), with that frame still
-    queued (links close with linger 0) or lost, and nobody left to tell it again. Equal
-    heads mean equal logs (the head hashes the whole chain); after the end nothing more is
-    chained, so a peer that holds our log reports exactly our head.
-
-    Every seat, not only the ones with dice: at the end only the winner has dice, so
-    waiting for the "live" seats let the winner leave at once and left everyone else
-    waiting for a heartbeat from a peer that was gone (the whole grace, 3 s, on every
-    game). Each node sends a heartbeat the moment its game ends (``Timers.beat_at_once``),
-    so all of them settle within a round trip of the last entry."""
-    if not machine.over:
-        return False
-    if machine.removed_me or machine.table_gone:
-        return True
-    if machine.untold(now) and now - over_at <= TELL_LINGER:
-        return False
-    if now - over_at > SETTLE_GRACE:
-        return True
-    head = machine.replica.head
-    gone = {target for _, target in machine.certificates} | machine.expelled
-    if machine.abandoned_by is not None:
-        gone.add(machine.abandoned_by)
-    others = [s for s in range(machine.seating.n) if s != machine.seat and s not in gone]
-    return all(machine.peer_heads.get(s) == head for s in others)
-
-
-def settle_deadline(machine: TableMachine, over_at: float, now: float) -> float:
-    """When :func:`settled` may next turn true by the clock alone (a heartbeat that shows
-    our head wakes the node anyway): the end of :data:`SETTLE_GRACE` or :data:`TELL_LINGER`,
-    or two heartbeat intervals after we told a removed seat (``SyncPacer.heard_of_it``);
-    ``inf`` when only a frame can settle us."""
-    if not machine.over or machine.removed_me or machine.table_gone:
-        return math.inf
-    due = [over_at + SETTLE_GRACE, over_at + TELL_LINGER]
-    pacer = machine.pacer
-    for seat in machine.untold(now):
-        told = pacer.told_at.get(seat)
-        if told is not None:
-            due.append(told + 2 * pacer.heartbeat)
-    # a microsecond past each (the graces compare strictly); those passed already are
-    # decided by frames now, not by the clock
-    return min((t + 1e-6 for t in due if t + 1e-6 > now), default=math.inf)
-
-
-def _beacon_name(name: str) -> str:
-    """A name that fits the beacon (clean, 32 UTF-8 bytes at most)."""
-    clean = names.clean(name)
-    while len(clean.encode()) > 32:
-        clean = clean[:-1]
-    return clean
 
 
 def run_until(node: Node, done: Callable[[], bool], timeout: float,

@@ -21,8 +21,8 @@ from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.crypto.identity import fingerprint
 from dudo_p2p.errors import IllegalAction
-from dudo_p2p.node.gathering import reachable
 from dudo_p2p.node.node import Node
+from dudo_p2p.node.reachable import reachable
 from dudo_p2p.rules import Action, GameState, PlayerAction, SeatView
 from dudo_p2p.session.api import Ending, Gatherer, Gathering, PlayerInfo
 from dudo_p2p.session.events import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dudo_p2p.bench.peers import PeerLog, Table, agreed_bids, measure_bids, measure_dead_peer
-from dudo_p2p.node.node import SETTLE_GRACE
+from dudo_p2p.node.settling import SETTLE_GRACE
 
 
 def _log(lines: list[str]) -> PeerLog:

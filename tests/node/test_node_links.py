@@ -10,8 +10,9 @@ import time
 
 from dudo_p2p.consensus.lobby import Phase, Rekey
 from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.node.config import NetConfig
 from dudo_p2p.node.conns import FLOOD_BURST, Connections
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.node import Node
 from dudo_p2p.rules import RuleSet
 
 LIVE = b"\x01" + b"\x0a" * 32 + b"live-sea"  # the seat's own connection

@@ -14,7 +14,8 @@ from node_helpers import free_tcp_port
 
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.net.transport import LINK_UP_GRACE, ZmqTransport, poll_timeout_ms
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 
 STEP = 0.05  # the caller's budget per step (a session's wait)
 

@@ -9,7 +9,8 @@ import random
 
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.net.transport import MemoryHub, MemoryTransport
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 from dudo_p2p.rules import RuleSet
 
 NET = NetConfig(bind="127.0.0.1", discovery=False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from consensus.fakenet import FakeNet, one_eliminated_mid_round
 
-from dudo_p2p.node.node import SETTLE_GRACE, settled
+from dudo_p2p.node.settling import SETTLE_GRACE, settled
 from dudo_p2p.protocol.envelope import open_envelope
 from dudo_p2p.protocol.kinds import SyncReply, Vote
 from dudo_p2p.rules import RuleSet

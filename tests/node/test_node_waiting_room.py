@@ -13,7 +13,8 @@ from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import InvalidValue
-from dudo_p2p.node.node import NetConfig, Node, run_until
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node, run_until
 from dudo_p2p.node.seeking import LOOK_AGAIN
 from dudo_p2p.protocol.envelope import open_envelope, peek_kind, seal_envelope
 from dudo_p2p.protocol.kinds import Leave, Refusal, Welcome

@@ -26,7 +26,7 @@ from dudo_p2p.consensus.presence import HUMAN_GRACE, TABLE_GONE_AFTER
 from dudo_p2p.consensus.sync import SYNC_BUDGET
 from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS
 from dudo_p2p.net.transport import HOLD_RETRY
-from dudo_p2p.node.node import SETTLE_GRACE
+from dudo_p2p.node.settling import SETTLE_GRACE
 from dudo_p2p.protocol.codec import MAX_CONTAINER_LEN, MAX_DEPTH, MAX_FRAME
 from dudo_p2p.protocol.kinds import SYNC_CHUNK
 

@@ -16,7 +16,8 @@ import time
 from dudo_p2p.bots import make_bot
 from dudo_p2p.consensus.effects import Send
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 from dudo_p2p.protocol.kinds import Talk
 from dudo_p2p.session.node_session import NodeSession
 

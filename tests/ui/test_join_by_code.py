@@ -20,7 +20,8 @@ from dudo_p2p import paths
 from dudo_p2p.cli.play import NetworkTables
 from dudo_p2p.crypto.identity import _CROCKFORD, Identity, fingerprint
 from dudo_p2p.net.beacon import TABLE_CODE_ALPHABET
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import Session
 from dudo_p2p.session.node_session import NodeSession

@@ -15,8 +15,9 @@ import pygame
 import pytest
 
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
-from dudo_p2p.node.gathering import reachable
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
+from dudo_p2p.node.reachable import reachable
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import Session
 from dudo_p2p.session.node_session import NodeSession

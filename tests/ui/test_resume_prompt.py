@@ -24,7 +24,8 @@ from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.consensus.lobby import Seated
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.node import journal as jr
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui.app import App

@@ -15,7 +15,8 @@ import pytest
 
 from dudo_p2p.consensus.talk import TALK_GAP_S, TalkBook
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 from dudo_p2p.protocol.codec import decode
 from dudo_p2p.protocol.envelope import seal_envelope
 from dudo_p2p.protocol.kinds import Talk

@@ -25,7 +25,8 @@ from dudo_p2p import paths
 from dudo_p2p.cli.play import NetworkTables
 from dudo_p2p.consensus.record import verify_record
 from dudo_p2p.crypto.identity import Identity, fingerprint
-from dudo_p2p.node.node import NetConfig, Node
+from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.node import Node
 from dudo_p2p.rules import Dudo, Raise, RuleSet
 from dudo_p2p.session import Session
 from dudo_p2p.session.node_session import NodeSession
