@@ -8,25 +8,21 @@ Same-device (hot-seat) play: "OK" opens a panel with one name field per player (
 the LAN panels); empty fields read "Jugador n", names are cleaned and made distinct by
 :func:`~dudo_p2p.ui.request.hotseat_names`.
 
-The rule set is chosen field by field from the rules' ``VARIANTS`` table, each shown with its
-one-line explanation in the player's language; a combination the rules refuse is not taken and
-the reason is shown instead.
+The create-a-table panel (starting dice, bots, level, timer, the rule set field by field)
+is drawn by :mod:`~dudo_p2p.ui.lobby_create`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from functools import partial
 
 import pygame
 
-from dudo_p2p.errors import InvalidRuleSet
-from dudo_p2p.rules import VARIANTS, RuleSet
+from dudo_p2p.rules import RuleSet
 from dudo_p2p.ui import draw, remember, theme
-from dudo_p2p.ui.i18n import LEVEL_KEYS, VALUE_KEYS
+from dudo_p2p.ui.lobby_create import choice_button, draw_create, next_rules
 from dudo_p2p.ui.request import (
-    BOT_LEVELS,
     MAX_NAME_CHARS,
     TIMER_CHOICES,
     TableDirectory,
@@ -37,13 +33,9 @@ from dudo_p2p.ui.request import (
     parse_address,
     parse_code,
 )
-from dudo_p2p.ui.rule_texts import VARIANT_KEYS
 from dudo_p2p.ui.scene import Host, Scene
 from dudo_p2p.ui.widgets import Button, TextField
 
-# starting_dice has its own 3/4/5 selector; every other field is a row of the rules list.
-RULE_FIELDS = tuple(name for name in VARIANTS if name != "starting_dice")
-RULES_PER_PAGE = 6
 DIRECTORY_POLL_S = 1.0
 JOIN_X = 436  # left edge of the Join buttons of the listed tables (Watch beside them)
 LANGUAGE_BUTTON = pygame.Rect(470, 24, 150, 44)  # top left, beside the title
@@ -89,16 +81,13 @@ class LobbyScene(Scene):
         return TIMER_CHOICES[self.timer_index]
 
     def cycle_rule(self, name: str) -> None:
-        """Move field ``name`` to its next allowed value, unless the rules refuse the result."""
-        allowed = VARIANTS[name].allowed
-        current = getattr(self.rules, name)
-        nxt = allowed[(allowed.index(current) + 1) % len(allowed)]
-        try:
-            text = str(nxt).lower() if isinstance(nxt, bool) else str(nxt)
-            self.rules = self.rules.with_option(name, text)
-            self.message = ""
-        except InvalidRuleSet as exc:
-            self.message = str(exc)
+        """Move field ``name`` to its next allowed value, unless the rules refuse the result
+        (the reason is shown instead)."""
+        self.rules, self.message = next_rules(self.rules, name)
+
+    def create(self) -> None:
+        """Open the table the create panel describes."""
+        self._start(self.request("create"))
 
     def set_starting_dice(self, n: int) -> None:
         """Choose 3, 4 or 5 starting dice."""
@@ -222,13 +211,6 @@ class LobbyScene(Scene):
             self.listings = list(self.directory.tables())
 
     # -- drawing -------------------------------------------------------------------------
-    def _value_label(self, value: bool | int | str) -> str:
-        if isinstance(value, bool):
-            return self.tr("common.yes") if value else self.tr("common.no")
-        if isinstance(value, str):
-            return self.tr(VALUE_KEYS.get(value, value))
-        return str(value)
-
     def draw(self, surface: pygame.Surface) -> None:
         tr = self.tr
         draw.background(surface)
@@ -245,7 +227,7 @@ class LobbyScene(Scene):
         else:
             self._draw_tables(surface)
             self._draw_join(surface)
-        self._draw_create(surface)
+        draw_create(self, surface)
         hint = self.message or tr("lobby.hint")
         color = theme.RED if self.message else theme.HINT
         draw.text(surface, hint, (640, 780), 22, color, anchor="midbottom", max_width=1240)
@@ -257,19 +239,15 @@ class LobbyScene(Scene):
             self.address.draw(surface, tr("lobby.address_hint"))
             self.name_field.draw(surface, tr("lobby.name_hint"))
 
-    def _choice(self, rect: pygame.Rect, label: str, selected: bool,
-                action: Callable[[], object], name: str) -> None:
-        color = theme.GOLD_DARK if selected else theme.PANEL_EDGE
-        self.buttons.append(Button(rect, label, action, color=color, size=26, name=name))
-
     def _draw_quick(self, surface: pygame.Surface) -> None:
         tr = self.tr
         box = pygame.Rect(40, 120, 580, 210)
         draw.panel(surface, box)
         draw.text(surface, tr("lobby.quick"), (60, 136), 34, theme.GOLD)
         for i, n in enumerate(range(1, 6)):
-            self._choice(pygame.Rect(60 + i * 62, 178, 54, 46), str(n), n == self.n_bots,
-                         partial(setattr, self, "n_bots", n), f"bots_{n}")
+            self.buttons.append(choice_button(
+                pygame.Rect(60 + i * 62, 178, 54, 46), str(n), n == self.n_bots,
+                partial(setattr, self, "n_bots", n), f"bots_{n}"))
         self.buttons.append(Button(
             pygame.Rect(380, 172, 220, 58),
             tr("lobby.play_bots", n=self.n_bots) if self.n_bots > 1 else tr("lobby.play_bot_one"),
@@ -338,80 +316,3 @@ class LobbyScene(Scene):
         self.buttons.append(Button(pygame.Rect(456, 668, 144, 48), tr("lobby.join"),
                                    lambda: self.join(self.address.value), size=26,
                                    name="join_address"))
-
-    def _draw_create(self, surface: pygame.Surface) -> None:
-        tr = self.tr
-        box = pygame.Rect(650, 30, 590, 722)
-        draw.panel(surface, box)
-        draw.text(surface, tr("lobby.create"), (672, 46), 38, theme.GOLD)
-        y = 96
-        draw.text(surface, tr("lobby.starting_dice"), (672, y + 12), 26)
-        for i, n in enumerate((3, 4, 5)):
-            self._choice(pygame.Rect(1000 + i * 74, y, 66, 44), str(n),
-                         self.rules.starting_dice == n,
-                         partial(self.set_starting_dice, n), f"dice_{n}")
-        y += 54
-        draw.text(surface, tr("lobby.bots"), (672, y + 12), 26)
-        for i, n in enumerate(range(0, 6)):
-            self._choice(pygame.Rect(928 + i * 50, y, 44, 44), str(n), self.create_bots == n,
-                         partial(setattr, self, "create_bots", n), f"create_bots_{n}")
-        y += 54
-        draw.text(surface, tr("lobby.level"), (672, y + 12), 26)
-        for i, level in enumerate(BOT_LEVELS):
-            self._choice(pygame.Rect(848 + i * 94, y, 88, 44), tr(LEVEL_KEYS[level]),
-                         self.level == level, partial(setattr, self, "level", level),
-                         f"level_{level}")
-        y += 54
-        draw.text(surface, tr("lobby.timer"), (672, y + 12), 26)
-        for i, seconds in enumerate(TIMER_CHOICES):
-            label = tr("lobby.timer_off") if seconds is None else tr("common.seconds",
-                                                                     n=int(seconds))
-            rect = pygame.Rect(900, y, 120, 44) if i == 0 else pygame.Rect(
-                962 + i * 64, y, 58, 44)
-            self._choice(rect, label, self.timer_index == i,
-                         partial(setattr, self, "timer_index", i), f"timer_{i}")
-        y += 62
-        pages = (len(RULE_FIELDS) + RULES_PER_PAGE - 1) // RULES_PER_PAGE
-        draw.text(surface, tr("lobby.rules"), (672, y), 28, theme.GOLD)
-        draw.text(surface, tr("lobby.page", page=self.page + 1, pages=pages), (1090, y + 4),
-                  22, theme.MUTED, anchor="topright")
-        self.buttons.append(Button(pygame.Rect(1110, y - 6, 56, 36), "<", lambda: setattr(
-            self, "page", (self.page - 1) % pages), size=26, name="rules_prev"))
-        self.buttons.append(Button(pygame.Rect(1172, y - 6, 56, 36), ">", lambda: setattr(
-            self, "page", (self.page + 1) % pages), size=26, name="rules_next"))
-        y += 40
-        start = self.page * RULES_PER_PAGE
-        for name in RULE_FIELDS[start:start + RULES_PER_PAGE]:
-            self._draw_rule_row(surface, pygame.Rect(668, y, 556, 50), name)
-            y += 54
-        self.buttons.append(Button(pygame.Rect(840, 682, 380, 56), tr("lobby.create_button"),
-                                   lambda: self._start(self.request("create")),
-                                   size=28, name="create"))
-
-    def _draw_rule_row(self, surface: pygame.Surface, rect: pygame.Rect, name: str) -> None:
-        info = VARIANTS[name]
-        value = getattr(self.rules, name)
-        changed = value != getattr(RuleSet(), name)
-        hover = rect.collidepoint(self.mouse)
-        fill = (86, 58, 36) if hover else (66, 44, 30)
-        pygame.draw.rect(surface, fill, rect, border_radius=8)
-        if changed:
-            pygame.draw.rect(surface, theme.GOLD, rect, width=2, border_radius=8)
-        draw.text(surface, info.rule, (rect.left + 10, rect.top + 6), 22,
-                  theme.GOLD if changed else theme.MUTED)
-        draw.text(surface, self._value_label(value), (rect.left + 10, rect.top + 28), 22,
-                  theme.GOLD if changed else theme.CREAM)
-        line = self.tr(VARIANT_KEYS[name])
-        draw.text_block(surface, line, pygame.Rect(rect.left + 140, rect.top + 5,
-                                                   rect.width - 150, rect.height - 6),
-                        20, theme.CREAM, line_gap=1)
-        # The whole row is the click target; an invisible button keeps hit testing uniform.
-        self.buttons.append(_RowButton(rect, "", partial(self.cycle_rule, name),
-                                       name=f"rule_{name}"))
-
-
-class _RowButton(Button):
-    """A button that draws nothing: the row under it is already drawn."""
-
-    def draw(self, surface: pygame.Surface, mouse: tuple[int, int]) -> None:
-        return None
