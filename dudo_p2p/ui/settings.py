@@ -108,10 +108,6 @@ class Settings:
             except OSError as exc:
                 log.warning("settings not saved to %s: %s", self.path, exc)
 
-    def as_dict(self) -> dict[str, object]:
-        """Everything held, unknown keys included (what the file would contain)."""
-        return dict(self._values)
-
 
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same directory and

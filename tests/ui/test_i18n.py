@@ -47,7 +47,7 @@ def test_every_key_used_in_the_code_exists_in_both_languages() -> None:
 def test_keys_picked_at_run_time_exist() -> None:
     tables: list[object] = [i18n.FACE_KEYS, rule_texts.HOUSE_RULE_KEYS]
     dicts = [i18n.LEVEL_KEYS, i18n.LEFT_REASON_KEYS, i18n.CHEAT_KEYS, i18n.KIND_KEYS,
-             i18n.REFUSAL_KEYS,
+             i18n.REFUSAL_KEYS, i18n.OUTCOME_KEYS,
              i18n.PALIFICO_MODE_KEYS, i18n.VALUE_KEYS, rule_texts.VARIANT_KEYS]
     keys = {k for t in tables for k in t} | {v for d in dicts for v in d.values()}  # type: ignore[attr-defined]
     for lang in ("es", "en"):
