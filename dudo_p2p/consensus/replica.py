@@ -31,143 +31,50 @@ the past: drop it), :class:`~dudo_p2p.errors.RemoteProtocolError` or
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import TypeVar
 
+from dudo_p2p.consensus import entry_checks, resolution, withheld
 from dudo_p2p.consensus.actions_wire import action_from_fields
-from dudo_p2p.crypto.dice import check_commitment, derive_dice, public_draw, reveal_seed, round_seed
-from dudo_p2p.crypto.hashing import tag, tagged_hash
-from dudo_p2p.crypto.shares import closed_palifico_key, open_palifico_key
-from dudo_p2p.crypto.vss import dealt_at, decode_commitments, key_ok, share_ok, threshold
-from dudo_p2p.errors import CommitmentMismatch, DecodeError, IllegalAction, RemoteProtocolError
+from dudo_p2p.consensus.chain import (
+    CHAIN_TAG,
+    REMOVAL_TAG,
+    SEALED_SHARE_SIZE,
+    ChainItem,
+    EpochState,
+    NotYet,
+    OpenEntry,
+    Seating,
+    Stale,
+    chain_hash,
+    removal_digest,
+)
+from dudo_p2p.consensus.transitions import (
+    AFTER_CALL,
+    CONCURRENT,
+    DEAL,
+    EpochPhase,
+    Trigger,
+    act_trigger,
+    deal_phase,
+    next_phase,
+)
+from dudo_p2p.crypto.dice import round_seed
+from dudo_p2p.crypto.vss import dealt_at, threshold
+from dudo_p2p.errors import DecodeError, IllegalAction, RemoteProtocolError
 from dudo_p2p.protocol.envelope import Envelope
-from dudo_p2p.protocol.kinds import Act, Commit, KeyShare, Nonce, ResultSign, Reveal
-from dudo_p2p.rules import GameState, OpenerDraw, Phase, PlayerAction, Remove, RuleSet, Spin
-from dudo_p2p.rules import Reveal as RevealDice
+from dudo_p2p.protocol.kinds import Act, Commit, KeyShare, Nonce, Reveal
+from dudo_p2p.rules import GameState, Phase, PlayerAction, Remove
+
+# the values of the log live in chain.py and the phases in transitions.py; re-exported here,
+# where the rest of the code has always found them
+__all__ = [
+    "AFTER_CALL", "CHAIN_TAG", "CONCURRENT", "REMOVAL_TAG", "SEALED_SHARE_SIZE", "ChainItem",
+    "EpochPhase", "EpochState", "NotYet", "OpenEntry", "Replica", "Seating", "Stale",
+    "chain_hash", "removal_digest",
+]
 
 _T = TypeVar("_T")
-# Authenticates the bytes of a stored entry (size, decoding, signature, game) or raises.
-OpenEntry = Callable[[bytes], Envelope]
-
-CHAIN_TAG = tag("chain")
-REMOVAL_TAG = tag("removal")
-SEALED_SHARE_SIZE = 60
-MAX_OPENER_DRAWS = 64
-
-
-class NotYet(RemoteProtocolError):
-    """The entry does not fit the log now but may after entries we have not seen yet."""
-
-
-class Stale(RemoteProtocolError):
-    """The entry belongs to an epoch or a position the log has already moved past."""
-
-
-class EpochPhase(enum.Enum):
-    """Where the current epoch stands (see the module docstring)."""
-
-    SETUP = "setup"
-    COMMIT = "commit"
-    NONCE = "nonce"
-    BIDDING = "bidding"
-    REVEAL = "reveal"
-    RECOVER = "recover"
-    SIGN = "sign"
-    OVER = "over"
-
-
-# the phases of an epoch whose call is chained: a removal then works on the reveals
-AFTER_CALL = (EpochPhase.REVEAL, EpochPhase.RECOVER, EpochPhase.SIGN)
-
-CONCURRENT = {
-    EpochPhase.COMMIT: Commit,
-    EpochPhase.NONCE: Nonce,
-    EpochPhase.REVEAL: Reveal,
-    EpochPhase.RECOVER: KeyShare,
-    EpochPhase.SIGN: ResultSign,
-}
-
-
-@dataclass(frozen=True)
-class Seating:
-    """Who plays, under which rules: the content of a genesis every seat signed."""
-
-    game_id: bytes
-    table: str
-    rules: RuleSet
-    turn_timer_ms: int
-    pubs: tuple[bytes, ...]
-    x25519s: tuple[bytes, ...]
-    names: tuple[str, ...]
-    hosts: tuple[str, ...]
-    ports: tuple[int, ...]
-    digest: bytes
-    grace_ms: int = 0  # the reconnect grace (protocol.md §4.6)
-
-    def seat_of(self, pub: bytes) -> int | None:
-        """The seat of the player with Ed25519 key ``pub``, or None."""
-        try:
-            return self.pubs.index(pub)
-        except ValueError:
-            return None
-
-    @property
-    def n(self) -> int:
-        return len(self.pubs)
-
-
-@dataclass(frozen=True)
-class ChainItem:
-    """One link of the chain: an entry's envelope bytes, or a removal (``seat`` set)."""
-
-    epoch: int
-    digest: bytes
-    data: bytes = b""
-    removed_seat: int | None = None
-    reason: str = ""
-
-
-def chain_hash(head: bytes, digest: bytes) -> bytes:
-    """The head after appending an item with ``digest`` to a chain ending in ``head``."""
-    return tagged_hash(CHAIN_TAG, head, digest)
-
-
-def removal_digest(game_id: bytes, epoch: int, seat: int) -> bytes:
-    """The chain digest of "seat left the game in epoch" (the reason stays outside the hash:
-    different peers may have voted for different reasons)."""
-    return tagged_hash(REMOVAL_TAG, game_id, epoch, seat)
-
-
-@dataclass
-class EpochState:
-    """What the replica holds about the epoch in progress (reset at each epoch)."""
-
-    number: int
-    anchor: bytes
-    anchor_index: int
-    engine_at_anchor: GameState
-    participants: tuple[int, ...]
-    phase: EpochPhase
-    acts: int = 0
-    pending: dict[int, Envelope] = field(default_factory=dict)
-    commits: dict[int, Commit] = field(default_factory=dict)
-    commit_digests: dict[int, bytes] = field(default_factory=dict)
-    nonces: dict[int, bytes] = field(default_factory=dict)
-    keys: dict[int, bytes] = field(default_factory=dict)
-    shares: dict[int, tuple[bytes, ...]] = field(default_factory=dict)
-    seed: bytes | None = None
-    # after the call (withheld.py): where REVEAL began (chain index, head, engine), the
-    # reveals that completed it, and the seats removed since the call (their dice withheld)
-    reveal_at: tuple[int, bytes, GameState] | None = None
-    reveals: dict[int, Envelope] = field(default_factory=dict)
-    withheld: dict[int, str] = field(default_factory=dict)
-    reveals_chained: bool = False  # the reveals above were chained before a withhold
-    recovered: tuple[int, ...] = ()  # the seats whose withheld keys their shares rebuilt (§3.7)
-    # set when this epoch was started by removals: the voided epoch and who left in it, so a
-    # removal of that same epoch learnt later can still join them (see Replica.remove)
-    voided: tuple[EpochState, tuple[tuple[int, str], ...]] | None = None
 
 
 class Replica:
@@ -283,13 +190,11 @@ class Replica:
         self.engine = self.engine.apply(action)
         self._append(ChainItem(self.epoch.number, env.digest(), env.to_bytes()))
         self.epoch.acts += 1
-        if self.epoch.phase is EpochPhase.SETUP and self.engine.phase is not Phase.SETUP:
-            self.epoch.phase = EpochPhase.COMMIT
-        elif self.epoch.phase is EpochPhase.BIDDING and self.engine.phase is Phase.REVEAL:
-            self.epoch.phase = EpochPhase.REVEAL
+        trigger = act_trigger(self.epoch.phase, self.engine.phase)
+        if trigger is not None:
+            self.move(trigger)
+        if trigger is Trigger.CALLED:  # where REVEAL began: a withhold goes back here
             self.epoch.reveal_at = (len(self.chain), self.head, self.engine)
-        elif self.engine.phase is Phase.OVER:
-            self.epoch.phase = EpochPhase.OVER
         return action
 
     def check_concurrent(self, env: Envelope) -> int:
@@ -308,20 +213,15 @@ class Replica:
             raise DecodeError(f"this {env.kind} carries seq {self.concurrent_seq()}")
         if seat in self.epoch.pending:
             raise Stale(f"seat {seat} already sent its {type(body).__name__}")
-        match body:
+        match body:  # the content against its commitments (entry_checks.py)
             case Commit():
-                self._check_commit_shape(seat, body)
+                entry_checks.check_commit_shape(self, seat, body)
             case Nonce():
-                commit = self.epoch.commits[seat]
-                if not check_commitment(
-                    "nonce", self.seating.game_id, self.epoch.number, seat, body.nonce,
-                    commit.nonce_c,
-                ):
-                    raise CommitmentMismatch(f"seat {seat}'s nonce does not open its commitment")
+                entry_checks.check_nonce(self, seat, body)
             case Reveal():
-                self._check_reveal(seat, body)
+                entry_checks.check_reveal(self, seat, body)
             case KeyShare():
-                self._check_key_share(seat, body)
+                entry_checks.check_key_share(self, seat, body)
         return seat
 
     def add_concurrent(self, env: Envelope) -> bool:
@@ -348,83 +248,29 @@ class Replica:
         self._complete_phase()
         return True
 
-    def _check_commit_shape(self, seat: int, body: Commit) -> None:
-        if self.deals_keys():
-            boxes = SEALED_SHARE_SIZE * (len(self.epoch.participants) - 1)
-            if len(body.vss_cs) != self.key_threshold() or len(body.vss_boxes) != boxes:
-                raise DecodeError(f"a commit of this round deals its key in "
-                                  f"{self.key_threshold()} commitments and {boxes} bytes")
-        elif body.vss_cs or body.vss_boxes:
-            raise DecodeError("a dice key is dealt only in a normal round of three seats or more")
-        mode, _ = self.palifico_mode()
-        if mode != "open" or self.epoch.number == 0:
-            if body.share_cs or body.sealed:
-                raise DecodeError("shares are only dealt in an open palifico round")
-            return
-        n = self.seating.n
-        if len(body.share_cs) != n or len(body.sealed) != n:
-            raise DecodeError(f"an open palifico commit deals {n} shares")
-        parts = self.epoch.participants
-        for subject in range(n):
-            dealt = subject in parts and subject != seat
-            want_c = 32 if dealt else 0
-            recipients = [r for r in parts if r not in (subject, seat)] if dealt else []
-            if len(body.share_cs[subject]) != want_c:
-                raise DecodeError(f"share commitment for seat {subject} has the wrong size")
-            if len(body.sealed[subject]) != SEALED_SHARE_SIZE * len(recipients):
-                raise DecodeError(f"sealed shares for seat {subject} have the wrong size")
-
-    def _check_reveal(self, seat: int, body: Reveal) -> None:
-        game, number = self.seating.game_id, self.epoch.number
-        commit = self.epoch.commits[seat]
-        if not check_commitment("key", game, number, seat, body.key, commit.key_c):
-            raise CommitmentMismatch(f"seat {seat}'s revealed key does not open its commitment")
-        if commit.vss_cs and not key_ok(commit.vss_cs[0], body.key):
-            # the key its shares rebuild must be the key it reveals: else withholding
-            # would pick between two hands
-            raise CommitmentMismatch(f"seat {seat}'s revealed key is not the key it dealt")
-        mode, _ = self.palifico_mode()
-        if mode != "open":
-            if body.shares:
-                raise DecodeError("shares are only revealed in an open palifico round")
-            return
-        if len(body.shares) != self.seating.n:
-            raise DecodeError("an open palifico reveal carries one share slot per seat")
-        for subject, share in enumerate(body.shares):
-            expected = commit.share_cs[subject]
-            if not expected:
-                if share:
-                    raise DecodeError(f"seat {seat} revealed a share it never dealt")
-                continue
-            if not check_commitment(
-                "share", game, number, seat, share, expected, subject=subject
-            ):
-                raise CommitmentMismatch(
-                    f"seat {seat}'s share for seat {subject} does not open its commitment"
-                )
-
-    def _check_key_share(self, seat: int, body: KeyShare) -> None:
-        """A key share names every seat withheld, in seat order, and each share checks
-        against that seat's commitments (the author checked its boxes at COMMIT: a share that
-        does not check now is its own fault)."""
-        ep = self.epoch
-        if body.seats != tuple(sorted(ep.withheld)) or len(body.shares) != len(body.seats):
-            raise DecodeError(f"the keys of seats {sorted(ep.withheld)} are being recovered")
-        for hidden, share in zip(body.seats, body.shares, strict=True):
-            points = decode_commitments(ep.commits[hidden].vss_cs)
-            if points is None or not share_ok(points, seat, share):
-                raise CommitmentMismatch(
-                    f"seat {seat}'s share of seat {hidden}'s key does not check"
-                )
-
     # ---- phase transitions ----------------------------------------------------------------
 
+    def move(self, trigger: Trigger, number: int | None = None) -> None:
+        """Move the epoch on ``trigger``, the one way :data:`~dudo_p2p.consensus.transitions.
+        EPOCH_TRANSITIONS` allows (AssertionError otherwise: our own bug); dealing again
+        starts epoch ``number`` (default: the next) or ends the game in this one."""
+        target = next_phase(self.epoch.phase, trigger)
+        if target is not DEAL:
+            self.epoch.phase = target
+        elif deal_phase(self.engine.phase) is EpochPhase.OVER:
+            self.epoch.phase = EpochPhase.OVER
+        else:
+            number = self.epoch.number + 1 if number is None else number
+            self.epoch = self._new_epoch(number, deal_phase(self.engine.phase))
+
     def _complete_phase(self) -> None:
+        """Every member's entry of the concurrent phase is chained: what it means, and the
+        transition it triggers."""
         ep = self.epoch
         match ep.phase:
             case EpochPhase.COMMIT:
                 ep.pending = {}
-                ep.phase = EpochPhase.NONCE
+                self.move(Trigger.COMMITTED)
             case EpochPhase.NONCE:
                 ep.nonces = {s: _body(ep.pending[s], Nonce).nonce for s in ep.participants}
                 ep.pending = {}
@@ -437,10 +283,10 @@ class Replica:
                 if self.engine.phase is Phase.DRAW_OPENER:
                     # epoch 0, or the epoch dealt after a removal voided the draw (numbered
                     # by the removals, §4.6): either way its seed draws the opener
-                    self._draw_opener(ep.seed)
-                    self._start_epoch()
+                    self.engine = resolution.draw_opener(self.engine, ep.seed)
+                    self.move(Trigger.OPENER_DRAWN)
                 else:
-                    ep.phase = EpochPhase.BIDDING
+                    self.move(Trigger.SEEDED)
             case EpochPhase.REVEAL:
                 ep.reveals = dict(ep.pending)
                 for s, env in ep.pending.items():
@@ -449,65 +295,17 @@ class Replica:
                     ep.shares[s] = reveal.shares
                 ep.pending = {}
                 if ep.withheld:
-                    from dudo_p2p.consensus.withheld import resolve_withheld  # builds on us
-
-                    resolve_withheld(self)  # resolved as if revealed, or voided
+                    withheld.resolve_withheld(self)  # resolved as if revealed, or voided
                     return
-                self.resolve()
-                ep.phase = EpochPhase.SIGN
+                self.engine = resolution.resolved(self)
+                self.move(Trigger.RESOLVED)
             case EpochPhase.RECOVER:
-                from dudo_p2p.consensus.withheld import resolve_recovered  # builds on us
-
-                resolve_recovered(self)
+                withheld.resolve_recovered(self)
             case EpochPhase.SIGN:
                 ep.pending = {}
-                if self.engine.phase is Phase.OVER:
-                    ep.phase = EpochPhase.OVER
-                else:
-                    self._start_epoch()
+                self.move(Trigger.WON if self.engine.phase is Phase.OVER else Trigger.SIGNED)
             case _:
                 raise AssertionError(f"no concurrent phase {ep.phase}")  # our own bug
-
-    def _draw_opener(self, seed: bytes) -> None:
-        attempt = 0
-        while self.engine.phase is Phase.DRAW_OPENER:
-            if attempt >= MAX_OPENER_DRAWS:
-                raise AssertionError("opener draw did not settle")  # 6^-64: cannot happen
-            seats = self.engine.draw_seats
-            values = tuple(public_draw(seed, f"opener/{attempt}", s, 6) for s in seats)
-            self.engine = self.engine.apply(OpenerDraw(values))
-            attempt += 1
-
-    def dice_key(self, seat: int) -> bytes:
-        """Seat's dice key for this epoch once every reveal is in (see protocol.md §3)."""
-        ep = self.epoch
-        mode, owner = self.palifico_mode()
-        game, number = self.seating.game_id, ep.number
-        if mode == "open":
-            shares = [ep.shares[j][seat] for j in ep.participants if j != seat]
-            return open_palifico_key(game, number, seat, shares)
-        if mode == "closed" and seat != owner:
-            return closed_palifico_key(game, number, seat, [ep.keys[j] for j in ep.participants])
-        return ep.keys[seat]
-
-    def resolve(self) -> None:
-        """Feed the engine every participant's dice (every key is in ``epoch.keys``) and
-        spin the revolver if it must."""
-        ep = self.epoch
-        assert ep.seed is not None
-        counts = self.engine.dice_counts
-        dice = tuple(
-            derive_dice(
-                self.dice_key(s), self.seating.game_id, ep.number, s, ep.seed, counts[s]
-            )
-            if s in ep.participants
-            else ()
-            for s in range(self.seating.n)
-        )
-        self.engine = self.engine.apply(RevealDice(dice))
-        if self.engine.phase is Phase.SPIN:
-            spin_seed = reveal_seed(ep.seed, [ep.keys[s] for s in ep.participants])
-            self.engine = self.engine.apply(Spin(public_draw(spin_seed, "spin", 0, 6)))
 
     def _new_epoch(self, number: int, phase: EpochPhase) -> EpochState:
         return EpochState(
@@ -518,13 +316,6 @@ class Replica:
             participants=self.live_seats(),
             phase=phase,
         )
-
-    def _start_epoch(self, number: int | None = None) -> None:
-        if self.engine.phase is Phase.OVER:
-            self.epoch.phase = EpochPhase.OVER
-            return
-        phase = EpochPhase.SETUP if self.engine.phase is Phase.SETUP else EpochPhase.COMMIT
-        self.epoch = self._new_epoch(self.epoch.number + 1 if number is None else number, phase)
 
     def _append(self, item: ChainItem) -> None:
         self.chain.append(item)
@@ -549,9 +340,7 @@ class Replica:
             if not ep.engine_at_anchor.alive[seat]:
                 raise IllegalAction(f"seat {seat} is not in the game")
             if ep.reveal_at is not None and ep.phase in AFTER_CALL:
-                from dudo_p2p.consensus.withheld import withhold  # builds on us
-
-                withhold(self, seat, reason)  # after the call: its dice may not matter
+                withheld.withhold(self, seat, reason)  # after the call: its dice may not matter
                 return
             self._remove_set(ep, ((seat, reason),))
             return
@@ -594,7 +383,7 @@ class Replica:
             self._append(ChainItem(base.number, digest, removed_seat=seat, reason=reason))
         self.engine = engine
         self.epoch = base
-        self._start_epoch(base.number + len(gone))
+        self.move(Trigger.VOIDED, base.number + len(gone))
         if self.epoch is not base:
             self.epoch.voided = (base, gone)
 

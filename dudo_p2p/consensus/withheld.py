@@ -31,14 +31,15 @@ an epoch whose call is chained (REVEAL or SIGN) works on the reveals instead:
 Every peer reaches the same chain: the decision depends only on the call, the members'
 signed reveals and the removals, which a record (and a journal) replays in the same order.
 
-Pure: no I/O, no clock; a :class:`~dudo_p2p.consensus.replica.Replica` calls in here.
+Pure: no I/O, no clock; a :class:`~dudo_p2p.consensus.replica.Replica` calls in here, and
+every phase it moves to is a transition of :mod:`~dudo_p2p.consensus.transitions`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from dudo_p2p.consensus import replica as rp
+from dudo_p2p.consensus.chain import ChainItem, EpochLog, removal_digest
+from dudo_p2p.consensus.resolution import resolved
+from dudo_p2p.consensus.transitions import EpochPhase, Trigger
 from dudo_p2p.crypto.dice import check_commitment, derive_dice
 from dudo_p2p.crypto.vss import recover
 from dudo_p2p.errors import IllegalAction
@@ -47,11 +48,8 @@ from dudo_p2p.protocol.kinds import KeyShare
 from dudo_p2p.rules import GameState, Phase, Remove
 from dudo_p2p.rules.withheld import resolve_without
 
-if TYPE_CHECKING:
-    from dudo_p2p.consensus.replica import Replica
 
-
-def withhold(rep: Replica, seat: int, reason: str) -> None:
+def withhold(rep: EpochLog, seat: int, reason: str) -> None:
     """Remove ``seat`` from the current epoch after its call (step 1 of the module
     docstring); completes the REVEAL at once when every member's reveal is held."""
     ep = rep.epoch
@@ -60,20 +58,20 @@ def withhold(rep: Replica, seat: int, reason: str) -> None:
     if seat in ep.withheld:
         return
     assert ep.reveal_at is not None  # the caller checked: the call is chained
-    ep.reveals_chained = ep.phase is not rp.EpochPhase.REVEAL
+    ep.reveals_chained = ep.phase is not EpochPhase.REVEAL
     held = dict(ep.reveals) if ep.reveals_chained else dict(ep.pending)
     ep.withheld[seat] = reason
     index, head, engine = ep.reveal_at
     del rep.chain[index:]
     rep.head = head
     rep.engine = engine
-    ep.phase = rp.EpochPhase.REVEAL
+    rep.move(Trigger.WITHHELD)
     ep.keys, ep.shares, ep.reveals = {}, {}, {}
     ep.pending = {s: env for s, env in held.items() if s not in ep.withheld}
     rep.complete_if_full()
 
 
-def resolve_withheld(rep: Replica) -> None:
+def resolve_withheld(rep: EpochLog) -> None:
     """Every member revealed (step 2 or 3 of the module docstring): resolve the round as if
     revealed when the removed seat's dice cannot change its outcome, else void the epoch."""
     ep = rep.epoch
@@ -93,7 +91,7 @@ def resolve_withheld(rep: Replica) -> None:
         # step 3: the removal items are chained now, before the shares, so a record or a
         # journal replays the removal (and so this RECOVER) before it meets a share
         _chain_removals(rep, gone)
-        ep.phase = rp.EpochPhase.RECOVER
+        rep.move(Trigger.REBUILD)
         return
     if engine is None:
         if not ep.reveals_chained:
@@ -107,25 +105,25 @@ def resolve_withheld(rep: Replica) -> None:
     _leave(rep, engine, gone)
 
 
-def _chain_removals(rep: Replica, gone: tuple[tuple[int, str], ...]) -> None:
+def _chain_removals(rep: EpochLog, gone: tuple[tuple[int, str], ...]) -> None:
     """Chain one removal item per seat that withheld, in seat order."""
     ep = rep.epoch
     for seat, reason in gone:
-        digest = rp.removal_digest(rep.seating.game_id, ep.number, seat)
-        rep.append(rp.ChainItem(ep.number, digest, removed_seat=seat, reason=reason))
+        digest = removal_digest(rep.seating.game_id, ep.number, seat)
+        rep.append(ChainItem(ep.number, digest, removed_seat=seat, reason=reason))
 
 
-def _leave(rep: Replica, engine: GameState, gone: tuple[tuple[int, str], ...]) -> None:
+def _leave(rep: EpochLog, engine: GameState, gone: tuple[tuple[int, str], ...]) -> None:
     """The round resolved into ``engine``: the seats that withheld leave the game (unless
     the dice already took them out) and the members sign."""
     for seat, _ in gone:
         if engine.alive[seat] and engine.phase is not Phase.OVER:
             engine = engine.apply(Remove(seat))
     rep.engine = engine
-    rep.epoch.phase = rp.EpochPhase.SIGN
+    rep.move(Trigger.RESOLVED)
 
 
-def resolve_recovered(rep: Replica) -> None:
+def resolve_recovered(rep: EpochLog) -> None:
     """Every member's shares of the withheld keys are chained (step 3): rebuild each key
     from the first t shares of it in seat order and resolve the round with the real dice.
     The shares were checked against each withheld seat's commitments, so any t rebuild the
@@ -144,7 +142,7 @@ def resolve_recovered(rep: Replica) -> None:
             return
         keys[hidden] = key
     ep.keys.update(keys)
-    rep.resolve()
+    rep.engine = resolved(rep)
     ep.recovered = tuple(keys)
     _leave(rep, rep.engine, gone)
 
