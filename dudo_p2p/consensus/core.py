@@ -44,6 +44,7 @@ from dudo_p2p.protocol.messages import Message
 from dudo_p2p.rules import GameState, PlayerAction
 
 VERIFIED_CACHE = 4096
+VERIFIED_MAX_FRAME = 4096  # larger frames (sync replies) are rare and not kept: memory bound
 
 
 class MachineCore(ABC):
@@ -142,24 +143,33 @@ class MachineCore(ABC):
     # ---- primitives ---------------------------------------------------------------------------
 
     def _open_entry(self, data: bytes) -> Envelope:
-        """Authenticate an entry; one that we authenticated before (every entry comes back
-        in n - 2 acks) is taken from a bounded cache instead of verifying its signature
-        again, the dominant cost of a round."""
+        """Authenticate a frame (every frame :meth:`receive` takes, and the entries inside
+        acks); one that we authenticated or sealed before (every entry comes back in n - 2
+        acks, ours in n - 1) is taken from a bounded cache instead of decoding it and
+        verifying its signature again, the dominant cost of a round."""
         env = self._verified.get(data)
         if env is None:
             env = open_envelope(
                 data, expect_game=self.seating.game_id, known_authors=self.seating.pubs
             )
-            if len(self._verified) >= VERIFIED_CACHE:
-                self._verified.clear()
-            self._verified[data] = env
+            self._remember(data, env)
         return env
 
+    def _remember(self, data: bytes, env: Envelope) -> None:
+        if len(data) > VERIFIED_MAX_FRAME:
+            return
+        if len(self._verified) >= VERIFIED_CACHE:
+            self._verified.clear()
+        self._verified[data] = env
+
     def _seal(self, seq: int, body: Message) -> Envelope:
-        """Sign ``body`` as our seat's message of the current epoch."""
-        return seal_envelope(
+        """Sign ``body`` as our seat's message of the current epoch. It joins the cache of
+        verified frames: our own entry comes back inside every other seat's ack of it."""
+        env = seal_envelope(
             self.identity, self.seating.game_id, self.replica.epoch.number, seq, body
         )
+        self._remember(env.to_bytes(), env)
+        return env
 
     def _ack(self, entry: Envelope) -> bytes | None:
         """Our ack of ``entry``, signed in its context (its epoch and seq, §4.4); None when we
@@ -169,7 +179,9 @@ class MachineCore(ABC):
             return None
         round_no, seq = ack_context(entry)
         body = Ack(entry.to_bytes())
-        return seal_envelope(self.identity, self.seating.game_id, round_no, seq, body).to_bytes()
+        env = seal_envelope(self.identity, self.seating.game_id, round_no, seq, body)
+        self._remember(env.to_bytes(), env)  # a seat cut off from us relays it back (cuts.py)
+        return env.to_bytes()
 
     def _flush(self, now: float) -> list[Effect]:
         """Hand out the effects gathered so far, in order (the end of every public call)."""

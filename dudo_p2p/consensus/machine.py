@@ -65,7 +65,7 @@ from dudo_p2p.errors import (
     IllegalAction,
     RemoteProtocolError,
 )
-from dudo_p2p.protocol.envelope import Envelope, open_envelope, peek
+from dudo_p2p.protocol.envelope import Envelope, peek
 from dudo_p2p.protocol.kinds import (
     Ack,
     Act,
@@ -168,9 +168,9 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         if self._duplicate_relay(frame):
             return []
         try:
-            env = open_envelope(
-                frame, expect_game=self.seating.game_id, known_authors=self.seating.pubs
-            )
+            # through the cache of verified frames: an entry opened here comes back inside
+            # the first ack of it, and is not verified a second time then (core._open_entry)
+            env = self._open(frame)
         except RemoteProtocolError as exc:
             self._out.append(Log("warning", f"rejected frame: {type(exc).__name__}: {exc}"))
             return self._flush(now)
