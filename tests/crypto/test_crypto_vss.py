@@ -49,6 +49,50 @@ def test_decoding_refuses_what_is_not_a_canonical_point() -> None:
     assert ed.scalar_of((ed.L - 1).to_bytes(32, "little")) == ed.L - 1
 
 
+def test_the_base_table_multiplies_as_double_and_add_does() -> None:
+    """mul_base (a table, signed base-64 digits) against the plain ladder ``mul``: scalars
+    at every digit boundary (a digit of 32 stays, 33 borrows from the next), past L, and
+    a spread of others, compared as points and as their encodings."""
+    edges = [0, 1, 2, 31, 32, 33, 63, 64, 65, 95, 96, 97, 2**252, ed.L - 1, ed.L, ed.L + 5,
+             2**253 - 1, 2**256 - 1, sum(32 << (6 * i) for i in range(42)),
+             sum(63 << (6 * i) for i in range(42)), sum(33 << (6 * i) for i in range(42))]
+    spread = [int.from_bytes(secret(f"k{i}"), "little") >> (i % 9) for i in range(60)]
+    for k in edges + spread:
+        expected = ed.mul(k % ed.L, ed.B)
+        assert ed.equal(ed.mul_base(k), expected), k
+        assert ed.encode(ed.mul_base(k)) == ed.encode(expected), k
+
+
+def test_decoding_finds_the_square_root_the_rfc_way() -> None:
+    """Decoding takes one exponentiation (RFC 8032 §5.1.3); it finds the same points as the
+    square root taken apart from the division would, and refuses the same encodings."""
+
+    def two_step(y: int, sign: int) -> int | None:  # the previous way: divide, then root
+        if y >= ed.P:
+            return None
+        x2 = (y * y - 1) * pow(ed.D * y * y + 1, ed.P - 2, ed.P) % ed.P
+        if x2 == 0:
+            return None if sign else 0
+        x = pow(x2, (ed.P + 3) // 8, ed.P)
+        if (x * x - x2) % ed.P != 0:
+            x = x * pow(2, (ed.P - 1) // 4, ed.P) % ed.P
+        if (x * x - x2) % ed.P != 0:
+            return None
+        return x if (x & 1) == sign else ed.P - x
+
+    ys = [0, 1, 2, ed.P - 1, ed.P, ed.P + 1, 2**255 - 1]
+    ys += [int.from_bytes(secret(f"y{i}"), "little") >> 1 for i in range(300)]
+    found = 0
+    for y in ys:
+        for sign in (0, 1):
+            data = (y | sign << 255).to_bytes(32, "little")
+            want = two_step(y, sign)
+            point = ed.decode(data)
+            assert (point[0] if point is not None else None) == want, (y, sign)
+            found += want is not None
+    assert 100 < found < 2 * len(ys)  # about half the y are on the curve
+
+
 @pytest.mark.parametrize(("others", "t"), [(2, 2), (3, 2), (4, 3), (5, 3)])
 def test_any_t_checked_shares_rebuild_the_key_and_fewer_do_not(others: int, t: int) -> None:
     assert vss.threshold(others) == t
