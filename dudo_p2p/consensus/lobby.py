@@ -93,6 +93,10 @@ GENESIS_EVERY = 0.25
 # not free a live joiner.
 STAY_EVERY = 1.0
 SEAT_HOLD = 4.0
+# No tick of ours for this long while a joiner is welcomed (the joiner ticks for its stay
+# every STAY_EVERY, the host on each stay it gets): we were stopped (a laptop asleep,
+# SIGSTOP), and the silence of the other side is ours, not theirs.
+PAUSED = 3.0
 SIGN_WITHIN = 4.0
 # The host answers every stay with the roster, so a welcomed joiner that has heard nothing
 # from its host this long takes it as gone (crashed, or its network went) instead of waiting

@@ -20,8 +20,10 @@ from dudo_p2p.consensus.lobby import (
     ANSWER_EVERY,
     GENESIS_EVERY,
     LOBBY_GAME_ID,
+    PAUSED,
     SEAT_HOLD,
     SIGN_WITHIN,
+    STAY_EVERY,
     UNSPECIFIED,
     Connect,
     Lobby,
@@ -83,6 +85,7 @@ class HostLobby(Lobby):
                       link_port)
         ]
         self.heard: dict[bytes, float] = {}  # when each joiner last said hello
+        self.last_tick: float | None = None  # our last tick while joiners wait (_woke)
         self.removed: set[bytes] = set()  # keys our player removed: refused from then on
 
     # ---- what the node asks ---------------------------------------------------------------
@@ -96,7 +99,9 @@ class HostLobby(Lobby):
             assert self.signing is not None
             return min(self.next_resend, self.signing.proposed_at + SIGN_WITHIN)
         if self.phase is Phase.GATHERING and self.heard:
-            return min(self.heard.values()) + SEAT_HOLD
+            due = min(self.heard.values()) + SEAT_HOLD
+            # a tick a second while joiners wait, so that a longer gap says we were stopped
+            return due if self.last_tick is None else min(due, self.last_tick + STAY_EVERY)
         return None
 
     def tick(self, now: float) -> list[LobbyEffect]:
@@ -104,7 +109,7 @@ class HostLobby(Lobby):
         genesis to the seats that have not signed it, and withdraw it from them once
         :data:`~.lobby.SIGN_WITHIN` has passed."""
         if self.phase is Phase.GATHERING:
-            return self._free_silent(now)
+            return self._woke(now) + self._free_silent(now)
         if self.phase is Phase.SIGNING:
             assert self.signing is not None
             if now >= self.signing.proposed_at + SIGN_WITHIN:
@@ -269,6 +274,23 @@ class HostLobby(Lobby):
                 self.heard.pop(p.pub, None)
         self.players = [self.players[0], *(p for p in self.players[1:] if p.pub not in pubs)]
         return out
+
+    def _woke(self, now: float) -> list[LobbyEffect]:
+        """A tick :data:`~.lobby.PAUSED` after our last one while joiners wait (we tick
+        every :data:`~.lobby.STAY_EVERY` then, :meth:`next_deadline`): *we* were stopped,
+        and their stays are still on their way to us; every joiner counts as heard now.
+        Before, a host whose laptop slept 7 s freed every joiner's seat on waking ("not
+        heard for 4 s") and seated them again a second later, as their stays came in."""
+        if not self.heard:
+            self.last_tick = None
+            return []
+        last, self.last_tick = self.last_tick, now
+        if last is None or now - last <= PAUSED:
+            return []
+        for pub in self.heard:
+            self.heard[pub] = max(self.heard[pub], now)
+        return [Log("warning", f"we were stopped {now - last:.1f} s: nobody's seat is freed "
+                               "for our own absence")]
 
     def _free_silent(self, now: float) -> list[LobbyEffect]:
         silent = {pub for pub, at in self.heard.items() if now >= at + SEAT_HOLD}

@@ -22,6 +22,7 @@ from dudo_p2p.consensus.lobby import (
     HOST_SILENCE,
     LOBBY_GAME_ID,
     MAX_TARGETS,
+    PAUSED,
     STAY_EVERY,
     Connect,
     Lobby,
@@ -76,6 +77,7 @@ class JoinerLobby(Lobby):
         self.roster_keys: tuple[bytes, ...] = ()  # ... and each seat's key, beside its name
         self.next_stay = 0.0
         self.heard_host = 0.0  # when our host last sent us a welcome, roster or genesis
+        self.last_tick: float | None = None  # our last tick while welcomed (see _woke)
 
     # ---- what the node asks ---------------------------------------------------------------
 
@@ -109,7 +111,7 @@ class JoinerLobby(Lobby):
         """Re-send what is owed: hellos while seeking, a stay while waiting for the genesis,
         our signature while signing; give our host up once it has been silent
         :data:`~.lobby.HOST_SILENCE` seconds (:attr:`RefusalReason.GONE`)."""
-        out: list[LobbyEffect] = []
+        out: list[LobbyEffect] = self._woke(now)
         if (self.phase in (Phase.GATHERING, Phase.SIGNING) and self.host_pub is not None
                 and now >= self.heard_host + HOST_SILENCE):
             host = self.host_pub
@@ -130,6 +132,24 @@ class JoinerLobby(Lobby):
             self.next_resend = now + GENESIS_EVERY
             out.extend(self._send_signing())
         return out
+
+    def _woke(self, now: float) -> list[LobbyEffect]:
+        """Welcomed, we tick at least every :data:`~.lobby.STAY_EVERY` (a stay is due); a
+        tick :data:`~.lobby.PAUSED` after the last means *we* were stopped (a laptop asleep in the
+        waiting room, SIGSTOP), not the host silent: its silence counts from now and our
+        stay goes out at once (the host freed our seat meanwhile: the stay is a hello that
+        takes a seat again, or is refused as full). Before, the joiner woke, found the host
+        unheard for 10 s and went back to the lobby saying the host had left."""
+        if self.phase not in (Phase.GATHERING, Phase.SIGNING):
+            self.last_tick = None
+            return []
+        last, self.last_tick = self.last_tick, now
+        if last is None or now - last <= PAUSED:
+            return []
+        self.heard_host = max(self.heard_host, now)
+        self.next_stay = now
+        return [Log("warning", f"we were stopped {now - last:.1f} s: saying hello to our "
+                               "host again")]
 
     def leave(self) -> list[LobbyEffect]:
         """Our player cancels before the game starts: a signed ``leave`` to the host that

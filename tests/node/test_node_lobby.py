@@ -7,8 +7,10 @@ from pathlib import Path
 from lobby_helpers import GAME_ID, Room, ids, table
 
 from dudo_p2p.consensus.lobby import Phase, SendTo
+from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.consensus.machine import Log
+from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.node import journal
 from dudo_p2p.protocol.refusals import RefusalReason
 
@@ -120,3 +122,56 @@ def test_a_seat_the_host_heard_from_its_own_machine_is_dialled_at_the_hosts_addr
     assert at_friend == (("10.77.4.10", 4000), ("10.77.4.11", 4001), ("10.77.4.10", 4002))
     at_bot = room.seated[bot.identity.public_key].addresses  # on the host's machine: as given
     assert at_bot == (("127.0.0.1", 4000), ("10.77.4.11", 4001), ("127.0.0.1", 4002))
+
+
+def test_a_joiner_that_slept_in_the_waiting_room_says_hello_again_instead_of_leaving() -> None:
+    # Bob's laptop slept 20 s in Alice's waiting room (SIGSTOP): the host freed his seat
+    # after SEAT_HOLD, rightly; Bob woke, found the host unheard for 10 s and went back to
+    # the lobby saying "the host left or stopped answering" while Alice's table was there.
+    people, host, bob, room, now = _welcomed_in_a_room()
+    assert [p.pub for p in host.players] == [people[0].public_key, bob.identity.public_key]
+    while now < 23.0:  # Bob is stopped: only the host ticks, and frees his seat
+        room.run({people[0].public_key: host.tick(now)}, now)
+        now += 0.5
+    assert [p.pub for p in host.players] == [people[0].public_key]
+    room.run({bob.identity.public_key: bob.tick(now)}, now)  # Bob wakes
+    assert not room.refused, room.logs
+    assert any("we were stopped" in line for line in room.logs)
+    assert [p.pub for p in host.players] == [people[0].public_key, bob.identity.public_key]
+    assert bob.roster_keys == (people[0].public_key, bob.identity.public_key)
+    assert bob.phase is Phase.GATHERING
+
+
+def test_a_host_that_slept_in_its_waiting_room_frees_nobody_for_its_own_absence() -> None:
+    # Alice's laptop slept 7 s with Bob in her waiting room: on waking she freed his seat
+    # ("not heard for 4 s") before his stays, queued meanwhile, came in; he was seated
+    # again a second later. A joiner that really went silent is still freed.
+    people, host, bob, room, now = _welcomed_in_a_room()
+    due = host.next_deadline()
+    assert due is not None and due <= now - 0.5 + 1.0  # the host ticks each second meanwhile
+    while now < 10.0:  # Alice is stopped: Bob's stays wait in her socket
+        bob.tick(now)
+        now += 0.5
+    room.run({people[0].public_key: host.tick(now)}, now)  # she wakes, ticks first
+    assert [p.pub for p in host.players] == [people[0].public_key, bob.identity.public_key]
+    assert any("we were stopped" in line for line in room.logs)
+    while now < 16.0:  # now Bob is gone for real (crashed): only Alice ticks
+        room.run({people[0].public_key: host.tick(now)}, now)
+        now += 0.5
+    assert [p.pub for p in host.players] == [people[0].public_key]
+
+
+def _welcomed_in_a_room() -> tuple[list[Identity], HostLobby, JoinerLobby, Room, float]:
+    """A 3-seat host and one joiner, welcomed, both ticked every 0.5 s for 3 s as their
+    nodes would: (people, host, joiner, room, now)."""
+    people, host, joiners = table(3)
+    bob = joiners[0]
+    room = Room({p.public_key: lobby for p, lobby in zip(people, [host, *joiners], strict=True)})
+    room.run({bob.identity.public_key: bob.add_target(people[0].public_key, "127.0.0.1",
+                                                      4000, 0.0)}, 0.0)
+    now = 0.0
+    while now < 3.0:
+        room.run({people[0].public_key: host.tick(now), bob.identity.public_key: bob.tick(now)},
+                 now)
+        now += 0.5
+    return people, host, bob, room, now
