@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 from dudo_p2p.errors import RemoteProtocolError
 from dudo_p2p.net.flood import FLOOD_BURST, FLOOD_RATE, MAX_UNPROVEN, FloodLimiter
 from dudo_p2p.net.routing import split_routing_id
-from dudo_p2p.protocol.envelope import open_envelope
 from dudo_p2p.protocol.kinds import Heartbeat
 
 if TYPE_CHECKING:
@@ -86,8 +85,7 @@ def link_proof(
     heartbeat of a seat of this game, signed by another key than the connection claims,
     addressed to another seat or another link, or not fresh on this connection."""
     try:
-        env = open_envelope(frame, expect_game=machine.seating.game_id,
-                            known_authors=machine.seating.pubs)
+        env = machine.open_frame(frame)  # cached: machine.receive opens it next
     except RemoteProtocolError:
         return None
     body = env.body

@@ -6,11 +6,16 @@ clock and RNG injected). Deterministic: no sleep, no port, no thread."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 
+import pytest
+
+import dudo_p2p.protocol.envelope as envelope
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.net.transport import MemoryHub, MemoryTransport
 from dudo_p2p.node.config import NetConfig
 from dudo_p2p.node.node import Node
+from dudo_p2p.protocol.codec import decode
 from dudo_p2p.rules import RuleSet
 
 NET = NetConfig(bind="127.0.0.1", discovery=False)
@@ -102,3 +107,28 @@ def test_an_idle_seated_node_in_memory_wakes_only_at_its_deadlines() -> None:
     finally:
         for node in nodes:
             node.close()
+
+
+def test_a_heartbeat_is_verified_once_though_it_proves_a_link_and_is_received(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The node checks a heartbeat as its link's proof, then hands it to the machine: one
+    Ed25519 check between them (the machine's cache of verified frames), not two."""
+    beats: Counter[bytes] = Counter()  # heartbeat signature -> Ed25519 checks of it
+    real = envelope.verify
+
+    def counting(public_key: bytes, data: bytes, signature: bytes) -> bool:
+        signed = decode(data)  # [tag, version, game, round, seq, author, kind, body]
+        if isinstance(signed, list) and signed[6] == "heartbeat":
+            beats[signature] += 1
+        return real(public_key, data, signature)
+
+    monkeypatch.setattr(envelope, "verify", counting)
+    nodes, clock, hub = _table(7)
+    try:
+        _run(nodes, clock, hub, 7)
+        assert all(n.over for n in nodes)
+    finally:
+        for node in nodes:
+            node.close()
+    assert beats and max(beats.values()) == 1  # addressed to one seat: one receiver
