@@ -36,12 +36,13 @@ SERIALIZED_SIZE: Final = len(_MAGIC) + 2 * KEY_SIZE + _CHECK_SIZE
 # copied by hand has no look-alikes.
 _CROCKFORD: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 FINGERPRINT_TAG: Final = tag("fingerprint")
+MAX_SHARED: Final = 64  # X25519 values an identity keeps (Identity.exchange)
 
 
 class Identity:
     """An Ed25519 + X25519 key pair owner. ``repr`` shows the fingerprint, never a secret."""
 
-    __slots__ = ("_ed", "_ed_seed", "_x", "_x_seed", "public_key", "x25519_public")
+    __slots__ = ("_ed", "_ed_seed", "_shared", "_x", "_x_seed", "public_key", "x25519_public")
 
     def __init__(self, ed25519_seed: bytes, x25519_private: bytes) -> None:
         """Build from the two 32-byte raw private keys; InvalidValue on a wrong length."""
@@ -53,6 +54,9 @@ class Identity:
         self._x = x25519.X25519PrivateKey.from_private_bytes(self._x_seed)
         self.public_key: bytes = self._ed.public_key().public_bytes_raw()
         self.x25519_public: bytes = self._x.public_key().public_bytes_raw()
+        # exchange()'s values by peer key: both keys are fixed for a game, and every round
+        # seals a key share to each other seat and opens one from each (2(n-1) exchanges)
+        self._shared: dict[bytes, bytes] = {}
 
     @classmethod
     def generate(cls, rng_bytes: Callable[[int], bytes] | None = None) -> Identity:
@@ -78,11 +82,18 @@ class Identity:
         """
         if len(peer_x25519_public) != KEY_SIZE:
             raise InvalidValue("an X25519 public key is 32 bytes")
+        key = bytes(peer_x25519_public)
+        shared = self._shared.get(key)
+        if shared is not None:
+            return shared
         try:
-            peer = x25519.X25519PublicKey.from_public_bytes(bytes(peer_x25519_public))
-            return self._x.exchange(peer)
+            shared = self._x.exchange(x25519.X25519PublicKey.from_public_bytes(key))
         except ValueError as exc:
             raise InvalidValue(f"unusable X25519 public key: {exc}") from exc
+        if len(self._shared) >= MAX_SHARED:  # keys of a few tables, not of every stranger
+            self._shared.clear()
+        self._shared[key] = shared
+        return shared
 
     def prove_exchange(self, peer_x25519_public: bytes, context: bytes) -> tuple[bytes, bytes]:
         """(the X25519 value with a peer's key, a proof anyone can check that it is:

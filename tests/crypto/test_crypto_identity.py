@@ -118,3 +118,24 @@ def test_fingerprint_matches_an_independent_implementation_of_the_spec() -> None
         str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789ABCDEFGHJKMNPQRSTVWXYZ")
     )
     assert fingerprint(key) == f"{crockford[:4]}-{crockford[4:]}"
+
+
+def test_an_exchange_kept_for_a_peer_is_the_value_computed_afresh() -> None:
+    """``exchange`` keeps each peer's value (both keys are fixed for a game): asked again it
+    gives what a fresh computation gives, for each peer apart, and an unusable key is
+    refused every time (a refusal is not kept)."""
+    from cryptography.hazmat.primitives.asymmetric.x25519 import (
+        X25519PrivateKey,
+        X25519PublicKey,
+    )
+
+    me, ann, bob = (Identity.generate(counter_bytes(s)) for s in "mab")
+    for peer in (ann, bob, ann, bob):
+        fresh = X25519PrivateKey.from_private_bytes(me._x_seed).exchange(
+            X25519PublicKey.from_public_bytes(peer.x25519_public))
+        assert me.exchange(peer.x25519_public) == fresh == peer.exchange(me.x25519_public)
+    assert me.exchange(ann.x25519_public) != me.exchange(bob.x25519_public)
+    low_order = bytes(32)  # u = 0: an all-zero value an attacker knows
+    for _ in range(2):
+        with pytest.raises(InvalidValue):
+            me.exchange(low_order)
