@@ -77,7 +77,7 @@ def coefficients(game_id: bytes, round_no: int, dealer: int, key: bytes, t: int)
 
 def commitments(coefs: Sequence[int]) -> tuple[bytes, ...]:
     """The Feldman commitments a_k·B, encoded."""
-    return tuple(ed.encode(ed.mul_base(a)) for a in coefs)
+    return tuple(ed.encode_many([ed.mul_base(a) for a in coefs]))
 
 
 def share_for(coefs: Sequence[int], seat: int) -> bytes:

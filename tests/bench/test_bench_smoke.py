@@ -36,7 +36,8 @@ def test_bot_decisions_gives_one_figure_per_level() -> None:
 
 def test_crypto_round_reports_each_step() -> None:
     steps = crypto_round(2)["crypto_round_us"]
-    assert {"sign_us", "verify_us", "commit_us", "derive_round_us", "round_total_us"} <= set(steps)
+    assert {"sign_us", "verify_us", "commit_us", "derive_round_us", "round_total_us",
+            "vss_us"} <= set(steps)
     assert _positive(steps)
 
 

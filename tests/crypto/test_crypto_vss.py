@@ -61,6 +61,10 @@ def test_the_base_table_multiplies_as_double_and_add_does() -> None:
         expected = ed.mul(k % ed.L, ed.B)
         assert ed.equal(ed.mul_base(k), expected), k
         assert ed.encode(ed.mul_base(k)) == ed.encode(expected), k
+    points = [ed.mul_base(k) for k in edges + spread]
+    assert ed.encode_many(points) == [ed.encode(p) for p in points]  # one inversion for all
+    assert ed.encode_many([ed.double(p) for p in points[:3]]) == [  # Z != 1
+        ed.encode(ed.double(p)) for p in points[:3]]
 
 
 def test_decoding_finds_the_square_root_the_rfc_way() -> None:
