@@ -43,7 +43,7 @@ from dudo_p2p.protocol.kinds import Ack
 from dudo_p2p.protocol.messages import Message
 from dudo_p2p.rules import GameState, PlayerAction
 
-VERIFIED_CACHE = 4096
+VERIFIED_CACHE = 1024  # a window of frames (an entry comes back in acks within ms): memory
 VERIFIED_MAX_FRAME = 4096  # larger frames (sync replies) are rare and not kept: memory bound
 
 
