@@ -132,13 +132,17 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         Figure("peer_cpu_ms_per_action", "ms")),
         _consensus, needs=("rtt",)),
     Measurement("spectators", "bid -> agreed by all, 6 peers, without and with 4 `dudo-p2p "
-                "watch` spectators of the host, alternating", (
+                "watch` spectators (niced +10) joining the host, alternating 3 times: "
+                "medians, and each run", (
         Figure("bid_final_ms_p50_nospec", "ms"), Figure("bid_final_ms_p99_nospec", "ms"),
         Figure("bid_final_ms_p50_4spec", "ms"), Figure("bid_final_ms_p99_4spec", "ms"),
         Figure("host_cpu_ms_per_action_nospec", "ms"),
         Figure("host_cpu_ms_per_action_4spec", "ms"),
         Figure("peer_cpu_ms_per_action_nospec", "ms"),
         Figure("peer_cpu_ms_per_action_4spec", "ms"),
+        Figure("seat_frames_per_action_nospec", "frames"),
+        Figure("seat_frames_per_action_4spec", "frames"),
+        Figure("bid_final_ms_p50_runs", "ms"), Figure("peer_cpu_ms_per_action_runs", "ms"),
         Figure("spectator_moves_min", "moves")),
         _spectators),
     Measurement("game", "whole 6-peer easy-bot game, `dudo-p2p sim`", (

@@ -30,6 +30,7 @@ from dudo_p2p.bench.procs import Child, ChildFailed, children_of, peak_rss_mb, s
 
 START_TIMEOUT_S = 30.0  # the host's first line: Python start-up on a loaded 2-core machine
 WATCH_READY = "watch: waiting for the table"  # what `dudo-p2p watch` says once it is up
+SPECTATOR_NICE = 10  # the spectators' niceness in the bench (see Table)
 PEER_MODULE = "dudo_p2p.bench.peer"
 BID_KIND = "Raise"
 
@@ -119,10 +120,14 @@ class Table:
             # spectators of the host (`dudo-p2p watch`), not peers: not in children/logs.
             # Started, and up (imports done, socket bound), before the joiners: a Python
             # start costs ~1 s of CPU, which 4 of them spent during the first bids measured
-            self.watchers = [Child.python(
+            # niced (SPECTATOR_NICE): on this one machine a spectator's own CPU competes
+            # with the seats', which a LAN party (a laptop per spectator) does not have; the
+            # seats' cost of serving them is what the figures compare
+            self.watchers = [Child([
+                "nice", "-n", str(SPECTATOR_NICE), sys.executable, "-m",
                 "dudo_p2p", "watch", "--join", f"127.0.0.1:{port}", "--bind", "127.0.0.1",
                 "--identity", str(work / f"spectator{k}"), "--json", "--timeout", "120",
-            ) for k in range(spectators)]
+            ]) for k in range(spectators)]
             deadline = time.monotonic() + START_TIMEOUT_S
             while not all(WATCH_READY in w.stderr_tail() for w in self.watchers):
                 if time.monotonic() > deadline:
@@ -233,7 +238,10 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
     if spectators and min(table.watched, default=0) == 0:
         raise ChildFailed(f"a spectator verified no move: {table.watched}")
     host_cpu = table.logs[0].cpu_s
+    sent = [log.links["sent"] for log in table.logs if "sent" in log.links]
     return {"bid_final_ms_p50": p50, "bid_final_ms_p99": percentile(latencies, 99),
+            "seat_frames_per_action": sum(sent) / len(sent) / actions
+            if sent and actions else None,
             "host_cpu_ms_per_action": host_cpu / actions * 1000
             if host_cpu is not None and actions else None,
             "spectator_moves_min": float(min(table.watched)) if spectators else None,
@@ -243,13 +251,15 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
 
 
 def with_spectators(quick: bool, count: int = 4) -> dict[str, Value]:
-    """The consensus figure with ``count`` spectators attached and without, alternating
-    (without, with, without, with; once each with ``quick``): p50/p99 over each side's runs
-    pooled as medians of the runs' figures; and the host's CPU per action on each side (the
-    work a seat does for its spectators, apart from the spectators' own CPU on the shared
-    cores)."""
+    """The consensus figure without and with ``count`` spectators attached, alternating
+    (without, with, ... ``runs`` times each: 3, once with ``quick``), the spectators niced
+    (SPECTATOR_NICE). Per side, the medians of the runs' figures: bid latency p50/p99, a
+    seat's CPU per action (the host, and the mean of all six: what the seats spend on
+    their spectators) and the frames a seat sends per action; ``..._runs`` keeps every
+    run's figure (``nospec_1``, ``4spec_1``, ...): their spread is the noise to read the
+    difference against."""
     want = 30 if quick else 100
-    runs = 1 if quick else 2
+    runs = 1 if quick else 3
     sides: dict[int, list[dict[str, Value]]] = {0: [], count: []}
     for _ in range(runs):
         for watching in (0, count):
@@ -260,17 +270,25 @@ def with_spectators(quick: bool, count: int = 4) -> dict[str, Value]:
         values = [v for r in sides[watching] if isinstance(v := r[key], float)]
         return statistics.median(values) if values else None
 
-    return {"bid_final_ms_p50_nospec": median("bid_final_ms_p50", 0),
-            "bid_final_ms_p99_nospec": median("bid_final_ms_p99", 0),
-            "bid_final_ms_p50_4spec": median("bid_final_ms_p50", count),
-            "bid_final_ms_p99_4spec": median("bid_final_ms_p99", count),
-            "host_cpu_ms_per_action_nospec": median("host_cpu_ms_per_action", 0),
-            "host_cpu_ms_per_action_4spec": median("host_cpu_ms_per_action", count),
-            "peer_cpu_ms_per_action_nospec": median("peer_cpu_ms_per_action", 0),
-            "peer_cpu_ms_per_action_4spec": median("peer_cpu_ms_per_action", count),
-            "spectator_moves_min": min((r["spectator_moves_min"] for r in sides[count]
-                                        if isinstance(r["spectator_moves_min"], float)),
-                                       default=None)}
+    def each(key: str) -> dict[str, float]:
+        return {f"{'nospec' if watching == 0 else f'{count}spec'}_{i + 1}": v
+                for watching in (0, count) for i, r in enumerate(sides[watching])
+                if isinstance(v := r[key], float)}
+
+    out: dict[str, Value] = {}
+    for key, name in (("bid_final_ms_p50", "bid_final_ms_p50"),
+                      ("bid_final_ms_p99", "bid_final_ms_p99"),
+                      ("host_cpu_ms_per_action", "host_cpu_ms_per_action"),
+                      ("peer_cpu_ms_per_action", "peer_cpu_ms_per_action"),
+                      ("seat_frames_per_action", "seat_frames_per_action")):
+        out[f"{name}_nospec"] = median(key, 0)
+        out[f"{name}_{count}spec"] = median(key, count)
+    out["bid_final_ms_p50_runs"] = each("bid_final_ms_p50")
+    out["peer_cpu_ms_per_action_runs"] = each("peer_cpu_ms_per_action")
+    out["spectator_moves_min"] = min((r["spectator_moves_min"] for r in sides[count]
+                                      if isinstance(r["spectator_moves_min"], float)),
+                                     default=None)
+    return out
 
 
 def dead_peer(quick: bool) -> dict[str, Value]:

@@ -8,12 +8,16 @@ that missed them gets (§4.9 step 6). The spectator then pulls the log with the 
 ``sync-request``/``sync-reply`` of §4.7 and checks every item as ``verify`` does.
 
 - :class:`Desk` is the seat's side: at most :data:`MAX_SPECTATORS` keys, a refusal
-  (``refused``, reason ``full``) for the next one, and answers to a spectator's sync
-  requests within the per-asker bounds catch-up uses (:class:`~dudo_p2p.consensus.sync.SyncPacer`,
-  a pacer of its own: a spectator's requests never spend a seat's tokens). It only *reads*
-  the machine's chain and certificates: no consensus state of a seat depends on a
+  (``refused``, reason ``full``) for the next one, answers to a spectator's sync requests
+  within the per-asker bounds catch-up uses (:class:`~dudo_p2p.consensus.sync.SyncPacer`,
+  a pacer of its own: a spectator's requests never spend a seat's tokens), and a *push*:
+  every :data:`PUSH_EVERY` at most, the log's new items in one signed chunk, the same frame
+  to every spectator that asked it lately (so a spectator costs a seat no signature check
+  per move, and nothing on the step that carries a bid, :meth:`Desk.push`). It only
+  *reads* the machine's chain and removal votes: no consensus state of a seat depends on a
   spectator, which is never acked, voted on, counted as heard or waited for.
-- :class:`Spectator` is the spectator's side: it asks, takes replies, and feeds items to a
+- :class:`Spectator` is the spectator's side: it asks (to catch up, then once a second to
+  keep the pushes coming), takes replies and pushes, and feeds items to a
   :class:`~dudo_p2p.consensus.record.RecordVerifier` (the loop of ``verify``, one item at a
   time). A reply that disagrees with what it verified is either the table voiding the
   current epoch (a removal: the chain went back to the epoch's anchor) or a lie; it asks
@@ -25,6 +29,7 @@ Pure: no I/O, no clock (``now`` is passed in); the node carries out the effects.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dudo_p2p.consensus.act_certs import agreed_item
@@ -33,7 +38,7 @@ from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.consensus.lobby import LOBBY_GAME_ID, Connect, SendTo
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.record import RecordVerifier, RecordViolation
-from dudo_p2p.consensus.replica import EpochPhase, NotYet, Seating, Stale
+from dudo_p2p.consensus.replica import ChainItem, EpochPhase, NotYet, Seating, Stale
 from dudo_p2p.consensus.rotation import Rotation
 from dudo_p2p.consensus.sync import SyncPacer, sync_chunk
 from dudo_p2p.consensus.watch_events import Before, item_events
@@ -54,14 +59,18 @@ from dudo_p2p.protocol.refusals import RefusalReason
 MAX_SPECTATORS = 16  # per seat: a table of six serves at most 96 pulls, each bounded
 GENESIS_EVERY = 0.25  # a spectator re-sending watch gets the genesis again at most this often
 WATCH_EVERY = 0.2  # the spectator's watch, until it holds the genesis (as a hello)
-POLL_EVERY = 1.0  # the spectator's sync-request when the last reply brought nothing new
-POLL_SOON = 0.3  # ... after a reply that moved us (within the seat's 4 a second)
+POLL_EVERY = 1.0  # the spectator's sync-request once caught up: it renews the push (below)
+POLL_SOON = 0.3  # ... after a push that did not fit what we hold (a gap)
 UNSENT_RETRY = 0.1  # ... after an ask whose seat's link was down (the next seat's turn)
 # polls without an answer before asking from the epoch's anchor: a seat answers nothing from
 # a length its chain no longer has (a removal voided what we verified past the anchor)
 ASK_ANCHOR_AFTER = 3
 REPLY_CACHE = 8  # replies kept for spectators asking what another just asked
 IDLE_ASKER = 2.5  # a spectator silent this long asks another seat (over 2 polls of 1 s)
+# a seat pushes the log as it grows to each spectator that asked it within IDLE_ASKER, at
+# most this often, one signed chunk for all of them (a spectator costs a seat no signature
+# check per move, only its renewal ask once a second): see Desk.push
+PUSH_EVERY = 0.25
 WATCH_KINDS = frozenset({"watch"})
 
 
@@ -88,8 +97,13 @@ class Desk:
         self.refused = 0  # watch frames refused (the cap)
         self.reached: dict[bytes, int] = {}  # key -> the log length it holds, as far as we know
         self.asked_at: dict[bytes, float] = {}  # key -> when it last asked us
-        # (have, log state) -> (the signed reply, its entry count): see _answer
+        # (have, log state) -> (the signed reply, its entry count): see _chunk
         self._replies: dict[tuple[object, ...], tuple[bytes, int]] = {}
+        self._digests: list[bytes] = []  # the chain's item digests as we last saw it (_track)
+        self.next_push = -1e9
+        self._quiet_after = -1e9  # no spectator asked us within IDLE_ASKER after this
+        self.pushed = 0  # frames pushed (a figure for tests and the bench)
+        self.answered_asks = 0  # sync-requests answered (each one signature check)
 
     def caught_up(self, length: int, now: float) -> bool:
         """Every spectator that pulls from us holds the log up to ``length`` (as far as our
@@ -165,31 +179,96 @@ class Desk:
         return out
 
     def _answer(self, key: bytes, have: int, machine: TableMachine, now: float) -> list[DeskEffect]:
-        """One chunk from ``have``, within the catch-up bounds per asker (sync.py). A reply
-        is the same frame for every spectator asking the same ``have`` of the same log (it
-        names no asker): it is built and signed once (``_replies``), so spectators moving
-        together cost the seat one signature per chunk, not one each."""
+        """One chunk from ``have`` (an empty one when ``have`` is our length: the spectator is
+        caught up and renews its push), within the catch-up bounds per asker (sync.py);
+        nothing when ``have`` is past our length (its log holds an epoch a removal voided:
+        it asks again from the anchor). The ask also subscribes it to :meth:`push` for
+        IDLE_ASKER seconds."""
         chain = machine.replica.chain
+        self._track(chain)
         self.asked_at[key] = now
-        self.reached[key] = max(self.reached.get(key, 0), min(have, len(chain)))
-        if have >= len(chain) or not self.pacer.may_answer(self.spectators[key], have, now):
+        if have > len(chain) or not self.pacer.may_answer(self.spectators[key], have, now):
             return []
+        self.answered_asks += 1
+        # never back: an ask crossing a push in flight names less than the push brings, and
+        # spectators at one place share one signed push (a voided tail is _track's)
+        self.reached[key] = max(self.reached.get(key, 0), have)
+        self._quiet_after = max(self._quiet_after, now + IDLE_ASKER)
+        return self._send_chunk(key, have, machine)
+
+    def push(self, machine: TableMachine | None, now: float, busy: bool = False) -> list[SendTo]:
+        """The log's new items for every spectator that asked us within IDLE_ASKER and is
+        behind our log, at most every PUSH_EVERY: one chunk from where it is, signed once
+        and the same frame for all at the same place (_chunk). ``busy``: this step carried
+        the table's own frames (a bid on its way): the push waits for a quieter step, up to
+        one more PUSH_EVERY, so it never delays what the seats wait for."""
+        if machine is None or now < self.next_push or now > self._quiet_after:
+            return []  # (on every step of the seat's loop: the common case returns here)
+        chain = machine.replica.chain
+        behind = self._behind(len(chain), now)
+        if not behind or (busy and now < self.next_push + PUSH_EVERY):
+            return []
+        self._track(chain)
+        self.next_push = now + PUSH_EVERY
+        out: list[SendTo] = []
+        for key in self._behind(len(chain), now):  # again: _track may have moved some back
+            for effect in self._send_chunk(key, self.reached.get(key, 0), machine):
+                assert isinstance(effect, SendTo)
+                out.append(effect)
+        self.pushed += len(out)
+        return out
+
+    def push_due(self, length: int, now: float) -> float | None:
+        """When :meth:`push` has something to send (a spectator asked us lately and is behind
+        a log of ``length`` items), or None: the node's loop wakes for it."""
+        if now > self._quiet_after:
+            return None
+        return self.next_push if self._behind(length, now) else None
+
+    def _behind(self, length: int, now: float) -> list[bytes]:
+        return [key for key in self.spectators
+                if now - self.asked_at.get(key, -1e9) <= IDLE_ASKER
+                and self.reached.get(key, 0) < length]
+
+    def _track(self, chain: Sequence[ChainItem]) -> None:
+        """Notice a removal that voided part of the log we sent: a spectator holding more
+        than what is left of it holds only that much of our log now (the next push starts
+        there, and the spectator rebuilds from it)."""
+        seen = self._digests
+        common = min(len(seen), len(chain))
+        while common and chain[common - 1].digest != seen[common - 1]:
+            common -= 1
+        if common < len(seen):
+            del seen[common:]
+            for key, reached in self.reached.items():
+                self.reached[key] = min(reached, common)
+        seen.extend(item.digest for item in chain[len(seen):])
+
+    def _send_chunk(self, key: bytes, have: int, machine: TableMachine) -> list[DeskEffect]:
+        frame, entries = self._chunk(have, machine)
+        self.reached[key] = max(self.reached.get(key, 0), have + entries)
+        return [SendTo(key, frame)]
+
+    def _chunk(self, have: int, machine: TableMachine) -> tuple[bytes, int]:
+        """The signed sync-reply from ``have`` (up to a chunk; none at our length) and its
+        entry count. A reply names no asker, so it is the same frame for every spectator at
+        the same place of the same log: built and signed once (``_replies``). Acts travel
+        without their acks (a spectator checks the entries, not the certificates)."""
+        chain = machine.replica.chain
         state = (have, len(chain), machine.replica.head, machine.replica.epoch.number,
-                 len(machine.act_certs), len(machine.votes.certificates))
+                 len(machine.votes.certificates))
         cached = self._replies.get(state)
         if cached is None:
-            reply = sync_chunk(chain, have, machine.votes.certificates, machine.act_certs)
+            reply = sync_chunk(chain, have, machine.votes.certificates)
             if reply is None:
-                return []
+                reply = SyncReply(have, (), False)  # caught up: the renewal's answer
             sealed = seal_envelope(self.identity, machine.seating.game_id,
                                    machine.replica.epoch.number, 0, reply)
             cached = (sealed.to_bytes(), len(reply.entries))
             if len(self._replies) >= REPLY_CACHE:
                 del self._replies[next(iter(self._replies))]  # the oldest
             self._replies[state] = cached
-        frame, entries = cached
-        self.reached[key] = max(self.reached.get(key, 0), have + entries)
-        return [SendTo(key, frame)]
+        return cached
 
 
 def record_item(data: bytes) -> object:
@@ -259,8 +338,9 @@ class Spectator:
     def due(self, now: float) -> list[Outgoing]:
         """The frames to send now. Before the genesis: a watch to the seat we joined every
         WATCH_EVERY. After it: a watch to each seat not serving us yet (rotation.py), and a
-        sync-request to the seat the rotation names at most every POLL_EVERY (at once after
-        a chunk with more to come, POLL_SOON after a last chunk that moved us); an ask left
+        sync-request to the seat the rotation names: at once after a chunk with more to
+        come, else every POLL_EVERY (caught up, the seat pushes the log to us meanwhile:
+        the ask only renews that, and its empty answer says the seat is there); an ask left
         unanswered moves the rotation to the next serving seat."""
         if self.flagged is not None or self.refused is not None:
             return []
@@ -370,10 +450,21 @@ class Spectator:
                              f"{len(pubs)} signatures verified")]
 
     def _reply(self, reply: SyncReply, now: float) -> list[Note]:
-        if reply.start != self.asked:
-            return []  # not what we asked (a late or a replayed reply)
-        self.asked, self.empty_polls = None, 0
-        start, incoming = reply.start, [record_item(d) for d in reply.entries]
+        """An answer to our ask (``start`` is its ``have``) or a push (Desk.push: any other
+        reply). A push that does not start at our length is a gap (we ask soon) or, when it
+        starts inside what we hold and differs from it, the table voiding what we verified
+        (we ask from its start, and the answer rebuilds); only an answer rebuilds."""
+        solicited = self.asked is not None and reply.start == self.asked
+        start = reply.start
+        if not solicited and start > len(self.items):
+            self.next_poll = min(self.next_poll, now + POLL_SOON)  # we missed a push: ask
+            return []
+        if solicited:
+            self.asked, self.empty_polls = None, 0
+            # the next chunk at once; once caught up, the renewal a poll later (pushes carry
+            # the log meanwhile)
+            self.next_poll = now if reply.more else now + POLL_EVERY
+        incoming = [record_item(d) for d in reply.entries]
         # what we hold from `start` must agree with the reply; a difference is the epoch
         # voided by a removal (the chain went back to its anchor) or a lie: rebuild up to it
         common = 0
@@ -381,9 +472,11 @@ class Spectator:
                and incoming[common] == self.items[start + common]):
             common += 1
         if start + common < len(self.items) and common < len(incoming):
+            if not solicited:  # a push says the log changed there: ask, and rebuild then
+                self.retried_from = start
+                self.next_poll = now
+                return []
             self._rebuild(start + common)
-        before = len(self.items)
-        notes: list[Note] = []
         for item in incoming[common:]:
             try:
                 self._add(item)
@@ -398,12 +491,9 @@ class Spectator:
                                          f"asking again from item {self.retried_from}")]
                 self.flagged = exc
                 return [Note("warning", f"FORGED or inconsistent: {exc}")]
-        self.retried_from = None
-        if len(self.items) > before:
-            # the next chunk at once; after a last chunk, soon (the table is moving, and a
-            # new `have` is not the seat's once-a-heartbeat repeat)
-            self.next_poll = now if reply.more else min(self.next_poll, now + POLL_SOON)
-        return notes
+        if solicited:
+            self.retried_from = None
+        return []
 
     def _anchor(self) -> int:
         """Where the log may still change: the current epoch's anchor (a removal voids back
