@@ -332,6 +332,7 @@ class Spectator:
         # the events of the items verified (watch_events.py), each with the moves verified
         # when it happened; the session takes them (take_told)
         self.told: list[tuple[Event, int]] = []
+        self.tell_from = 0  # items before this one are verified without being told
 
     # ---- what to send ----------------------------------------------------------------------
 
@@ -516,6 +517,7 @@ class Spectator:
         before = Before.of(verifier.replica)
         verifier.add(item)
         self.items.append(item)
+        tell = tell and len(self.items) > self.tell_from
         entry = None
         if isinstance(item, bytes) and peek_kind(item) == "act":  # verified just above
             self.moves += 1

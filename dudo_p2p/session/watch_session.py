@@ -20,6 +20,8 @@ seat, with these differences:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dudo_p2p.consensus.events import Event, GameStarted, Notice, RoundResolved
 from dudo_p2p.consensus.watching import Verified
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
@@ -28,14 +30,20 @@ from dudo_p2p.node.node import Node
 from dudo_p2p.node.watcher import Watcher
 from dudo_p2p.rules import Action, SeatView
 from dudo_p2p.session.api import Gatherer, PlayerInfo
+from dudo_p2p.session.node_session import NodeSession
 
 
 class WatchSession:
     """Watch the table of the seat at ``host:port`` (see the module docstring)."""
 
     def __init__(self, identity: Identity, host: str, port: int, *, table: str = "",
-                 pin: KeyPin | None = None, bind: str = "0.0.0.0") -> None:
+                 pin: KeyPin | None = None, bind: str = "0.0.0.0", quiet_until: int = 0,
+                 on_close: list[Callable[[], None]] | None = None) -> None:
+        """``quiet_until``: the first items of the log are verified without being told
+        (a seat that goes on watching saw them); ``on_close`` runs after the sockets close."""
         self.watcher = Watcher(identity, host, port, table=table, pin=pin, bind=bind)
+        self.watcher.spectator.tell_from = quiet_until
+        self._closers = list(on_close or [])
         self._told_start = False
         self._told_flag = False
 
@@ -100,6 +108,9 @@ class WatchSession:
 
     def close(self) -> None:
         self.watcher.close()
+        closers, self._closers = self._closers, []
+        for closer in closers:
+            closer()
 
     # ---- the rest of the Session shape: a spectator gathers nothing and says nothing ----
 
@@ -128,3 +139,27 @@ def seat_to_watch_from(node: Node) -> tuple[str, int] | None:
             host, _, port = endpoints[pub].removeprefix("tcp://").rpartition(":")
             return host.strip("[]"), int(port)
     return None
+
+
+def watch_the_rest(session: object) -> WatchSession | None:
+    """The window's seat that the table removed goes on watching its game (issue 20: a
+    removed seat becomes a spectator of its table): a :class:`WatchSession` with our key,
+    from a seat still in the game (:func:`seat_to_watch_from`), telling only what follows
+    the log we held; our node is closed now, and ``session``'s own closers (bots it
+    started) run when the watch closes. None when ``session`` is not a networked seat the
+    table removed, or no seat is left to watch from."""
+    if not isinstance(session, NodeSession):
+        return None
+    node = session.node
+    machine = node.machine
+    if machine is None or not machine.removed_me:
+        return None
+    where = seat_to_watch_from(node)
+    if where is None:
+        return None
+    held = len(machine.replica.chain)
+    table = node.table_code or ""
+    node.close()  # our seat is gone: its sockets go now (session.close skips a closed node)
+    host, port = where
+    return WatchSession(node.identity, host, port, table=table, quiet_until=held,
+                        on_close=[session.close])

@@ -199,6 +199,7 @@ EN: dict[str, str] = {
     "table.watching_help": "No seat: every move is verified before it is shown; the dice "
                            "stay under the cups until they are lifted",
     "table.watching_note": "You are watching the table: nobody waits for you",
+    "table.watching_rest": "The table removed you from the game: you watch the rest",
     "watch.not_verified": "NOT verified: {a0}",
     "lobby.watch": "Watch",
     "lobby.records": "Open a record",

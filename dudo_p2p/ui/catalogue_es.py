@@ -202,6 +202,7 @@ ES: dict[str, str] = {
     "table.watching_help": "Sin asiento: cada jugada se verifica antes de mostrarla; los "
                            "dados quedan tapados hasta que se levantan",
     "table.watching_note": "Estás mirando la mesa: nadie te espera",
+    "table.watching_rest": "La mesa te sacó de la partida: miras el resto",
     "watch.not_verified": "NO verificado: {a0}",
     "lobby.watch": "Mirar",
     "lobby.records": "Abrir una partida",

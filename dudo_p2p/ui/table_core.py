@@ -45,6 +45,7 @@ from dudo_p2p.rules import (
 from dudo_p2p.session import (
     Gathering,
     PlayerInfo,
+    PlayerLeft,
     Session,
 )
 from dudo_p2p.ui import draw
@@ -88,6 +89,7 @@ class TableCore(Scene):
         super().__init__(host)
         self.session = session
         self.request = request
+        self.spectating = False  # our seat was removed: we watch the rest (_watch_the_rest)
         self.bot_delay = bot_delay
         self.autoplay = autoplay
         self.reveal_hold = reveal_hold
@@ -130,8 +132,24 @@ class TableCore(Scene):
 
     @property
     def watching(self) -> bool:
-        """A spectator's table (the lobby's Watch): no seat is ours, nothing to play."""
-        return self.request.kind == "watch"
+        """A spectator's table (the lobby's Watch, or our seat removed and watching the rest
+        of its game): no seat is ours, nothing to play."""
+        return self.request.kind == "watch" or self.spectating
+
+    def _watch_the_rest(self) -> bool:
+        """The table removed our seat: watch the rest of its game here, as a spectator with
+        our key (session/watch_session.py); False when there is nothing left to watch."""
+        from dudo_p2p.session.watch_session import watch_the_rest  # sockets: networked only
+
+        try:
+            rest = watch_the_rest(self.session)
+        except DudoError:
+            return False
+        if rest is None:
+            return False
+        self.session, self.spectating, self.legal = rest, True, []
+        self.say(keyed("table.watching_rest"))
+        return True
 
     def enter(self) -> None:
         self.now = self.host.clock()
@@ -238,6 +256,9 @@ class TableCore(Scene):
         # someone else leaving, not "you were removed"
         ours = -1 if self.watching else self.session.seat
         for event in events:
+            if (isinstance(event, PlayerLeft) and event.seat == ours and not self.hotseat
+                    and self._watch_the_rest()):
+                ours = -1  # someone else leaving, now: we go on watching the game
             reaction = self.model.apply(event, self.now, self.view, ours)
             if reaction.names is not None:
                 self._raw_names = reaction.names

@@ -23,10 +23,11 @@ from consensus.fakenet import FakeNet
 
 from dudo_p2p import paths
 from dudo_p2p.cli.play import NetworkTables
-from dudo_p2p.consensus.record import verify_record
+from dudo_p2p.consensus.record import RecordViolation, verify_record
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.node.config import NetConfig
 from dudo_p2p.node.node import Node
+from dudo_p2p.protocol.codec import decode, encode
 from dudo_p2p.rules import Dudo, Raise, RuleSet
 from dudo_p2p.session import Session
 from dudo_p2p.session.node_session import NodeSession
@@ -214,3 +215,111 @@ def test_watch_with_the_real_factory_shows_a_seated_table_every_hand_hidden(
         assert 0 < int(badges[0].removeprefix("Verified to move ")) <= session.verified.moves
     finally:
         app.scene.leave()
+
+
+def test_a_seat_the_table_removes_watches_the_rest_of_its_game_in_the_window(
+        clock: FakeClock, surface: pygame.Surface, nodes: list[Node], beacon_port: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Cris plays in the window; its node stops (as a laptop lid closed) until the two
+    # others vote it out for silence; when it comes back and learns it, the window goes
+    # on showing the game as a spectator with Cris's key (issue 20: a removed seat
+    # becomes a spectator of its table), not a "you were removed" end
+    net = NetConfig(bind="127.0.0.1", beacon_port=beacon_port, broadcast=["127.255.255.255"])
+    host = Node.host(Identity.generate(), "Ana", net, seats=3,
+                     rules=RuleSet(starting_dice=5), turn_timer_ms=0)
+    nodes.append(host)
+    address = [("127.0.0.1", host.links.port)]
+    beto = Node.join(Identity.generate(), "Beto", net, addresses=address, discover=False)
+    cris = Node.join(Identity.generate(), "Cris", net, addresses=address, discover=False)
+    nodes += [beto, cris]
+    app = App(lambda req: NodeSession(cris), "en", clock, surface=surface)
+    app.start_table(TableRequest("join", f"127.0.0.1:{host.links.port}"))
+    scene = app.scene
+    assert isinstance(scene, TableScene)
+    seats = [NodeSession(host), NodeSession(beto)]
+
+    def play(until: float) -> None:
+        for seat in seats:
+            seat.wait(0.01)
+            seat.poll_events()
+            legal = seat.legal_actions()
+            if legal:  # the others play on: a raise when one is legal, else a call
+                seat.submit(next((a for a in legal if isinstance(a, Raise)), legal[0]))
+        assert time.monotonic() < until
+
+    try:
+        end = time.monotonic() + 2 * PUMP_S
+        while not (scene.session.started and all(s.started for s in seats)):
+            play(end)
+            scene.session.wait(0.01)
+            app.frame()
+        assert host.machine is not None and cris.machine is not None
+        me = cris.machine.seat
+        # Cris's node is not run: the others remove it for silence (4.5 s, no grace)
+        end = time.monotonic() + 6 * PUMP_S
+        while host.machine.replica.engine.alive[me]:
+            play(end)
+        held = len(host.machine.replica.chain)
+        # Cris comes back: it learns of its removal and watches from a seat still playing
+        end = time.monotonic() + 4 * PUMP_S
+        while not isinstance(scene.session, WatchSession):
+            play(end)
+            scene.session.wait(0.01)
+            app.frame()
+        assert scene.watching and cris.closed and scene.model.ended is None
+        watch = scene.session
+        assert watch.watcher.spectator.identity.public_key == cris.identity.public_key
+        # the game goes on in the window: moves after the removal are verified and shown
+        end = time.monotonic() + 6 * PUMP_S
+        while scene.model.last_round is None or len(watch.watcher.spectator.items) <= held:
+            play(end)
+            watch.wait(0.01)
+            app.frame()
+        assert watch.watcher.spectator.flagged is None
+        assert scene.model.last_round.result in host.machine.replica.engine.results
+        recorder = TextRecorder()
+        monkeypatch.setattr(draw, "text", recorder)
+        shown = recorder.frame(app)
+        assert "Watching" in shown
+        assert not any("removed you" in line and "watch" not in line for line in shown)
+    finally:
+        app.scene.leave()
+
+
+def _broken_at(record: bytes, index: int) -> bytes:
+    """``record`` with item ``index``'s signature spoilt (its last byte), still a record."""
+    doc = decode(record, max_size=len(record) + 1)
+    assert isinstance(doc, dict)
+    item = doc["items"][index]
+    assert isinstance(item, bytes)
+    doc["items"][index] = item[:-1] + bytes([item[-1] ^ 1])
+    return encode(doc)
+
+
+def test_an_invalid_record_opens_nowhere_and_every_way_names_the_item_where_it_fails(
+        clock: FakeClock, surface: pygame.Surface, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from dudo_p2p.cli.main import main
+
+    good = _record()
+    at = 12  # an item in the middle of round 1
+    bad = tmp_path / "records" / "bad.dudo"
+    bad.parent.mkdir()
+    bad.write_bytes(_broken_at(good, at))
+    # the verifier, the commands, and the window's Open a record: item 12, nothing opened
+    with pytest.raises(RecordViolation) as caught:
+        verify_record(bad.read_bytes())
+    assert caught.value.index == at
+    for command in (["verify", str(bad)], ["replay", "--text", str(bad)]):
+        assert main(command) == 1
+        captured = capsys.readouterr()
+        # (verify answers on stdout, replay complains on stderr: each names the item)
+        assert f"item {at}:" in captured.out + captured.err
+        assert "log hash" not in captured.out  # nothing of the game is shown
+    app = App(lambda _r: pytest.fail("no table"), "en", clock, surface=surface,
+              records_folder=bad.parent)
+    click_button(app, "open_records")
+    click_button(app, "record_0")
+    assert isinstance(app.scene, RecordsScene)
+    assert app.scene.message.startswith("Cannot open bad.dudo: ")
+    assert f"item {at}:" in app.scene.message
