@@ -29,6 +29,7 @@ Pure: no I/O, no clock (``now`` is passed in); the node carries out the effects.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -102,6 +103,8 @@ class Desk:
         self._digests: list[bytes] = []  # the chain's item digests as we last saw it (_track)
         self.next_push = -1e9
         self._quiet_after = -1e9  # no spectator asked us within IDLE_ASKER after this
+        self._changes = 0  # bumped when an ask or a send moves what a spectator holds
+        self._memo: tuple[tuple[int, int], float, list[bytes]] | None = None  # _behind's
         self.pushed = 0  # frames pushed (a figure for tests and the bench)
         self.answered_asks = 0  # sync-requests answered (each one signature check)
 
@@ -187,6 +190,7 @@ class Desk:
         chain = machine.replica.chain
         self._track(chain)
         self.asked_at[key] = now
+        self._changes += 1
         if have > len(chain) or not self.pacer.may_answer(self.spectators[key], have, now):
             return []
         self.answered_asks += 1
@@ -201,7 +205,9 @@ class Desk:
         behind our log, at most every PUSH_EVERY: one chunk from where it is, signed once
         and the same frame for all at the same place (_chunk). ``busy``: this step carried
         the table's own frames (a bid on its way): the push waits for a quieter step, up to
-        one more PUSH_EVERY, so it never delays what the seats wait for."""
+        one more PUSH_EVERY, so it never delays what the seats wait for. The seat's loop
+        does not wake for a push: it goes out on a step the seat takes anyway (a frame, a
+        heartbeat), so spectators add no wake-up to a seat."""
         if machine is None or now < self.next_push or now > self._quiet_after:
             return []  # (on every step of the seat's loop: the common case returns here)
         chain = machine.replica.chain
@@ -220,15 +226,24 @@ class Desk:
 
     def push_due(self, length: int, now: float) -> float | None:
         """When :meth:`push` has something to send (a spectator asked us lately and is behind
-        a log of ``length`` items), or None: the node's loop wakes for it."""
+        a log of ``length`` items), or None."""
         if now > self._quiet_after:
             return None
         return self.next_push if self._behind(length, now) else None
 
     def _behind(self, length: int, now: float) -> list[bytes]:
-        return [key for key in self.spectators
+        """The spectators asking us lately that lack some of a log of ``length`` items. Asked
+        on many steps of the seat's loop: kept until the log, an ask or a send changes it,
+        or the first of them stops counting as asking (``_memo``)."""
+        memo = self._memo
+        if memo is not None and memo[0] == (length, self._changes) and now <= memo[1]:
+            return memo[2]
+        keys = [key for key in self.spectators
                 if now - self.asked_at.get(key, -1e9) <= IDLE_ASKER
                 and self.reached.get(key, 0) < length]
+        until = min((self.asked_at[key] + IDLE_ASKER for key in keys), default=math.inf)
+        self._memo = ((length, self._changes), until, keys)
+        return keys
 
     def _track(self, chain: Sequence[ChainItem]) -> None:
         """Notice a removal that voided part of the log we sent: a spectator holding more
@@ -242,11 +257,13 @@ class Desk:
             del seen[common:]
             for key, reached in self.reached.items():
                 self.reached[key] = min(reached, common)
+            self._changes += 1
         seen.extend(item.digest for item in chain[len(seen):])
 
     def _send_chunk(self, key: bytes, have: int, machine: TableMachine) -> list[DeskEffect]:
         frame, entries = self._chunk(have, machine)
         self.reached[key] = max(self.reached.get(key, 0), have + entries)
+        self._changes += 1
         return [SendTo(key, frame)]
 
     def _chunk(self, have: int, machine: TableMachine) -> tuple[bytes, int]:

@@ -309,7 +309,8 @@ class Node:
             batch.extend(game.machine.tick(now))
         self.carry_out(batch)
         self.gathering.looked(now)
-        # spectators last, after the table's own frames left (watching.py: Desk.push)
+        # spectators last, after the table's own frames left, on a step taken anyway (no
+        # wake-up of their own: watching.py, Desk.push)
         for effect in self.desk.push(self.machine, now, busy=bool(batch)):
             self.other(effect)
         self._update_beacon()  # seats taken, playing: set_beacon sends only what changed
