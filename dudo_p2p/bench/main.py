@@ -132,7 +132,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         Figure("peer_cpu_ms_per_action", "ms")),
         _consensus, needs=("rtt",)),
     Measurement("spectators", "bid -> agreed by all, 6 peers, without and with 4 `dudo-p2p "
-                "watch` spectators (niced +10) joining the host, alternating 3 times: "
+                "watch` spectators (nice 19) joining the host, alternating 3 times: "
                 "medians, and each run", (
         Figure("bid_final_ms_p50_nospec", "ms"), Figure("bid_final_ms_p99_nospec", "ms"),
         Figure("bid_final_ms_p50_4spec", "ms"), Figure("bid_final_ms_p99_4spec", "ms"),
