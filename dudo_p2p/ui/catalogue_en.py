@@ -292,4 +292,5 @@ EN: dict[str, str] = {
     "wait.remove": "Remove",
     "wait.start_bots": "Start now with bots ({n})",
     "wait.filling": "Calling {n} bots to the empty seats...",
+    "wait.filling_one": "Calling a bot to the empty seat...",
 }

@@ -295,4 +295,5 @@ ES: dict[str, str] = {
     "wait.remove": "Quitar",
     "wait.start_bots": "Empezar ya con bots ({n})",
     "wait.filling": "Llamando a {n} bots a los asientos libres...",
+    "wait.filling_one": "Llamando a un bot al asiento libre...",
 }

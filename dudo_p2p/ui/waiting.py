@@ -32,7 +32,11 @@ from dudo_p2p.ui.widgets import Button
 if TYPE_CHECKING:
     from dudo_p2p.ui.table_core import TableCore
 
-JOIN_ANSWER_S = 5.0  # a join no host has answered within this long fails (issue 15)
+# A join no host has answered this long after the waiting screen opened fails. Issue 15
+# asks for the message within 5 s of the player's Enter: opening the peer (sockets,
+# beacons) comes before the screen, and a loaded machine draws late, so 1 s is kept for them
+# (two windows in two namespaces: the message 4.05-4.1 s after Enter, tests/ui/test_lobby_netns.py).
+JOIN_ANSWER_S = 4.0
 CANCEL_RECT = pygame.Rect(540, 660, 200, 56)
 START_RECT = pygame.Rect(500, 580, 280, 56)  # the host's "start now", above Cancel
 START_BOTS_RECT = pygame.Rect(330, 580, 300, 56)  # ... beside "start now with bots"
@@ -152,8 +156,9 @@ def _host_controls(scene: TableCore, surface: pygame.Surface, state: Gathering,
     and "start now" (with bots in the empty seats when the session can call them)."""
     tr, taken, seats = scene.tr, len(state.names), state.seats
     if state.filling:
-        draw.text(surface, tr("wait.filling", n=state.filling), (640, START_RECT.centery), 30,
-                  theme.GOLD, anchor="center")
+        calling = (tr("wait.filling_one") if state.filling == 1
+                   else tr("wait.filling", n=state.filling))
+        draw.text(surface, calling, (640, START_RECT.centery), 30, theme.GOLD, anchor="center")
         return
     fewest = max(2, taken)
     scene.buttons.append(Button(pygame.Rect(790, top - 24, 48, 48), "−",

@@ -99,12 +99,13 @@ def play_until(app: App, clock: FakeClock, scene: TableScene,
     raise AssertionError("the table never got there")
 
 
-def gives_up_at_five_seconds(app: App, clock: FakeClock) -> None:
-    """A join nobody answered: still waiting 0.1 s before the 5 s rule, in the lobby 0.1 s
-    after it (the app's clock moved by hand)."""
+def gives_up_when_unanswered(app: App, clock: FakeClock) -> None:
+    """A join nobody answered: still waiting 0.1 s before the rule (``JOIN_ANSWER_S``: the
+    message within 5 s of the player's Enter), in the lobby 0.1 s after it (the app's clock
+    moved by hand)."""
     clock.advance(JOIN_ANSWER_S - 0.1)
     app.frame()
-    assert isinstance(app.scene, TableScene), "gave up before 5 s"
+    assert isinstance(app.scene, TableScene), "gave up too early"
     clock.advance(0.2)
     app.frame()
-    assert isinstance(app.scene, LobbyScene), "still waiting after 5 s"
+    assert isinstance(app.scene, LobbyScene), "still waiting after JOIN_ANSWER_S"

@@ -33,7 +33,7 @@ from dudo_p2p.ui.table import TableScene
 from dudo_p2p.ui.waiting import JOIN_ANSWER_S
 
 from .conftest import FakeClock
-from .helpers import TextRecorder, click_button, gives_up_at_five_seconds
+from .helpers import TextRecorder, click_button, gives_up_when_unanswered
 
 LOOPBACK_BROADCAST = ["127.255.255.255"]
 PUMP_S = 8.0  # bound on real time for loopback nodes to hear each other's beacons and frames
@@ -182,7 +182,7 @@ def test_a_code_with_the_wrong_fingerprint_names_the_host_seen_within_five_secon
     joiner = _joiner(app)
     _pump(app, [host], lambda: bool(joiner.node.seeker.other_hosts))
     assert len(host.lobby.players) == 1  # it never said hello to a host it did not choose
-    gives_up_at_five_seconds(app, clock)
+    gives_up_when_unanswered(app, clock)
     assert app.scene.message == (f"La mesa {host.table_code} que se ve es de otro anfitrión "
                                  f"({seen}), no de {wrong}: comprueba la huella")
     assert joiner.node.closed
@@ -199,7 +199,7 @@ def test_a_code_nobody_offers_is_not_found_within_five_seconds(
     clock.advance(JOIN_ANSWER_S + 0.1)
     app.frame()
     assert isinstance(app.scene, LobbyScene)
-    assert app.scene.message == ("Ninguna mesa KQ7XM en la red en 5 s (¿está abierta? ¿está "
+    assert app.scene.message == ("Ninguna mesa KQ7XM en la red en 4 s (¿está abierta? ¿está "
                                  "en otra red? prueba con su dirección)")
     assert joiner.node.closed
 

@@ -29,7 +29,7 @@ from dudo_p2p.ui.table import TableScene
 from dudo_p2p.ui.waiting import JOIN_ANSWER_S
 
 from .conftest import FakeClock
-from .helpers import TextRecorder, click_button, gives_up_at_five_seconds, key
+from .helpers import TextRecorder, click_button, gives_up_when_unanswered, key
 
 NET = NetConfig(bind="127.0.0.1", discovery=False)
 PUMP_S = 5.0  # bound on real time for loopback nodes to hear each other
@@ -86,8 +86,8 @@ def test_joining_a_dead_address_says_what_was_tried_within_five_seconds(
     end = time.monotonic() + 0.5  # let the node say its hellos into the void for real
     while time.monotonic() < end:
         session.wait(0.05)
-    gives_up_at_five_seconds(app, clock)
-    assert app.scene.message.startswith(f"Nadie contestó en 127.0.0.1:{port} en 5 s")
+    gives_up_when_unanswered(app, clock)
+    assert app.scene.message.startswith(f"Nadie contestó en 127.0.0.1:{port} en 4 s")
     assert session.node.closed  # the failed join's node is closed, its port freed
 
 
