@@ -203,7 +203,10 @@ def _seat(scene: TableCore, surface: pygame.Surface, seat: int, hide_all: bool) 
     draw.text(surface, name, (plate.left + 10, plate.top + 6), 26,
               theme.GOLD if to_act else (theme.CREAM if alive else theme.DIM), shadow=False,
               max_width=plate.width - 28)
-    tag = info.fingerprint if info is not None else ""
+    # the key's fingerprint only under the pointer (issue 15: on the waiting room's roster
+    # and a seat's hover, not under every name; a name that collides carries it already)
+    hovered = plate.collidepoint(scene.mouse)
+    tag = info.fingerprint if info is not None and hovered else ""
     if info is not None and info.is_bot:
         tag = f"{tag} · {scene.tr('table.bot')}" if tag else scene.tr("table.bot")
     if info is not None and not info.connected:
