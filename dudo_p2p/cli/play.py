@@ -37,6 +37,7 @@ from dudo_p2p.net.discovery import Discovery
 from dudo_p2p.node import journal as jr
 from dudo_p2p.node.config import NetConfig
 from dudo_p2p.node.node import Node
+from dudo_p2p.protocol.kinds import MAX_SEATS
 from dudo_p2p.session import Session
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import app
@@ -133,13 +134,16 @@ class NetworkTables:
         return common.net_config(self.args)
 
     def _create(self, request: TableRequest) -> Session:
-        seats = max(request.players, request.bots + 1, 2)
+        # "Crear mesa y esperar" waits for a friend: the bots chosen leave a seat free (with
+        # one seat for each bot only, the table filled and started before anyone could join)
+        bots = min(request.bots, MAX_SEATS - 2)
+        seats = min(MAX_SEATS, max(request.players, bots + 2))
         timer = request.turn_timer_s or 0.0  # the lobby's "no limit" is none (§4.6: 0)
         node = Node.host(self.identity, request.name or self.name, self._net(), seats=seats,
                          rules=request.rules, turn_timer_ms=int(timer * 1000),
                          grace_ms=int(HUMAN_GRACE * 1000), journal_dir=paths.journal_dir())
         bind = self.args.bind  # the bots are reached where we are (a friend links to them)
-        stop = spawn_bot_peers(request.bots, request.bot_level, node.port, bind=bind)
+        stop = spawn_bot_peers(bots, request.bot_level, node.port, bind=bind)
         bot = make_bot(request.bot_level, random.Random())
 
         def fill(n: int) -> Callable[[], None]:  # "start now" with bots in the empty seats
