@@ -1,5 +1,6 @@
 """The lobby's name and choices survive a restart (issue 15): a temporary config directory,
-two launches of the app, the choices made by clicks and typing in the first."""
+two launches of the app, the choices made by clicks and typing in the first (name, language,
+bot level, the tables' settings) and the sound switched off at the table ("S")."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from dudo_p2p.ui.settings import Settings
 from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
-from .helpers import bot_tables, click, click_button
+from .helpers import bot_tables, click, click_button, key
 
 
 def launch(clock: FakeClock, surface: pygame.Surface, asked: list[TableRequest]) -> App:
@@ -69,6 +70,8 @@ def test_name_language_level_and_table_settings_survive_a_restart(
     click_button(app, "play_bots")
     assert isinstance(app.scene, TableScene)
     assert asked[-1].name == "Lucía" and asked[-1].bot_level == "hard" and asked[-1].bots == 2
+    key(app, pygame.K_s)  # sound off, at the table
+    assert app.settings.flag("muted")
     app.scene.leave()
 
     again = launch(clock, surface, [])  # a new program on the same config directory
@@ -79,6 +82,7 @@ def test_name_language_level_and_table_settings_survive_a_restart(
     assert (lobby2.level, lobby2.n_bots, lobby2.create_bots, lobby2.timer_index) == (
         "hard", 2, 1, 2)
     assert lobby2.rules == chosen_rules and lobby2.rules.starting_dice == 4
+    assert again.settings.flag("muted")  # the sound stays off
     assert json.loads(paths.settings_file().read_text())["future_feature"] == [1, 2]
 
 
