@@ -20,7 +20,7 @@ from dudo_p2p.ui.sound import VOLUME_STEPS
 from dudo_p2p.ui.widgets import Button
 
 if TYPE_CHECKING:
-    from dudo_p2p.ui.table_core import TableCore
+    from dudo_p2p.ui.table_controls import TableControls
 
 
 def _shade(surface: pygame.Surface, alpha: int = 200) -> None:
@@ -84,7 +84,7 @@ def volume_step(volume: float, delta: int) -> float:
     return min((v for v in VOLUME_STEPS if v > volume + 1e-6), default=VOLUME_STEPS[-1])
 
 
-def _sound_row(scene: TableCore, surface: pygame.Surface, box: pygame.Rect, y: int) -> None:
+def _sound_row(scene: TableControls, surface: pygame.Surface, box: pygame.Rect, y: int) -> None:
     """Volume (- and +) and the mute switch, on one row of the menu."""
     tr, settings = scene.tr, scene.host.settings
     volume = settings.number("volume")
@@ -101,7 +101,7 @@ def _sound_row(scene: TableCore, surface: pygame.Surface, box: pygame.Rect, y: i
                                 name="mute"))
 
 
-def draw_menu(scene: TableCore, surface: pygame.Surface) -> None:
+def draw_menu(scene: TableControls, surface: pygame.Surface) -> None:
     """The Esc menu: resume, rules, language, fullscreen, sound, reduced motion, leave the
     table, quit. Sound and motion are saved in the settings file at once."""
     tr = scene.tr
@@ -138,11 +138,11 @@ def draw_menu(scene: TableCore, surface: pygame.Surface) -> None:
     scene.draw_buttons(surface)
 
 
-def _seat_name(scene: TableCore, seat: int) -> str:
+def _seat_name(scene: TableControls, seat: int) -> str:
     return scene.names[seat] if seat < len(scene.names) else f"#{seat + 1}"
 
 
-def draw_ended(scene: TableCore, surface: pygame.Surface) -> None:
+def draw_ended(scene: TableControls, surface: pygame.Surface) -> None:
     """The game ended for us with no winner (removed, abandoned, the table gone): why, and
     back to the lobby (Enter) or quit."""
     assert scene.model.ended is not None
@@ -163,7 +163,7 @@ def draw_ended(scene: TableCore, surface: pygame.Surface) -> None:
     scene.draw_buttons(surface)
 
 
-def draw_winner(scene: TableCore, surface: pygame.Surface) -> None:
+def draw_winner(scene: TableControls, surface: pygame.Surface) -> None:
     """The end of the game: who won, and play again / lobby / quit."""
     tr = scene.tr
     winner = scene.model.winner

@@ -1,6 +1,8 @@
-"""The table scene: :class:`TableScene`, the live game of one seat (its state and controls:
-:class:`~dudo_p2p.ui.table_core.TableCore`) with its input map (:mod:`~dudo_p2p.ui.table_input`),
-its waiting room (:mod:`~dudo_p2p.ui.waiting`) and its drawing (:mod:`~dudo_p2p.ui.table_draw`).
+"""The table scene: :class:`TableScene`, the live game of one seat (its state:
+:class:`~dudo_p2p.ui.table_core.TableCore`, what its controls do:
+:class:`~dudo_p2p.ui.table_controls.TableControls`) with its input map
+(:mod:`~dudo_p2p.ui.table_input`), its waiting room (:mod:`~dudo_p2p.ui.waiting`) and its
+drawing (:mod:`~dudo_p2p.ui.table_draw`).
 """
 
 from __future__ import annotations
@@ -9,12 +11,12 @@ import pygame
 
 from dudo_p2p.ui import table_draw, table_input, waiting
 from dudo_p2p.ui.side_panel import SIDE
+from dudo_p2p.ui.table_controls import TableControls
 from dudo_p2p.ui.table_core import (
     DEFAULT_BOT_DELAY_S,
     END_GRACE_S,
     REFRESH_S,
     REVEAL_HOLD_S,
-    TableCore,
 )
 
 __all__ = [
@@ -25,9 +27,10 @@ __all__ = [
 HISTORY_WHEEL = 2  # one wheel notch scrolls this many
 
 
-class TableScene(TableCore):
-    """One seat at a live table (see :class:`~dudo_p2p.ui.table_core.TableCore`): keys and
-    clicks through ``table_input``, the frame through ``table_draw``."""
+class TableScene(TableControls):
+    """One seat at a live table (its state: :class:`~dudo_p2p.ui.table_core.TableCore`, what
+    its controls do: :class:`~dudo_p2p.ui.table_controls.TableControls`): keys and clicks
+    through ``table_input``, the frame through ``table_draw``."""
 
     def update(self, now: float) -> None:
         self.now = now

@@ -30,7 +30,7 @@ from dudo_p2p.ui.table_layout import CENTER, TABLE_RECT
 from dudo_p2p.ui.widgets import Button
 
 if TYPE_CHECKING:
-    from dudo_p2p.ui.table_core import TableCore
+    from dudo_p2p.ui.table_controls import TableControls
 
 COMPOSER = pygame.Rect(346, 606, 574, 186)
 
@@ -41,7 +41,7 @@ _CALL_KEYS: dict[type, str] = {
 }
 
 
-def draw_composer(scene: TableCore, surface: pygame.Surface) -> None:
+def draw_composer(scene: TableControls, surface: pygame.Surface) -> None:
     """The composer panel: the setup choices, or the count and face pickers, the bid and
     call buttons and the help line; the variant calls sit under the felt."""
     tr, view = scene.tr, scene.view

@@ -43,13 +43,13 @@ from dudo_p2p.ui.table_reveal import (
 )
 
 if TYPE_CHECKING:
-    from dudo_p2p.ui.table_core import TableCore
+    from dudo_p2p.ui.table_controls import TableControls
 
 PALIFICO_TAG = pygame.Rect(262, 10, 200, 38)  # in the top bar, left of the turn text
 TURN_TEXT = pygame.Rect(470, 8, 560, 40)  # the top bar's centre: whose turn it is
 PALIFICO_RULE_WIDTH = 420  # the palifico rule under the bid, clear of the side seats
 
-def draw_table(scene: TableCore, surface: pygame.Surface) -> None:
+def draw_table(scene: TableControls, surface: pygame.Surface) -> None:
     """Draw the whole table scene and rebuild ``scene.buttons``."""
     scene.buttons = []
     draw.background(surface)
@@ -92,7 +92,7 @@ def draw_table(scene: TableCore, surface: pygame.Surface) -> None:
         scene.buttons = []  # modal: R or Esc closes it
 
 
-def _top_bar(scene: TableCore, surface: pygame.Surface) -> None:
+def _top_bar(scene: TableControls, surface: pygame.Surface) -> None:
     tr, view = scene.tr, scene.view
     assert view is not None
     pygame.draw.rect(surface, (24, 14, 10), (0, 0, 1280, 56))
@@ -127,7 +127,7 @@ def _top_bar(scene: TableCore, surface: pygame.Surface) -> None:
 HURRY_S = 10  # our own turn's seconds turn red from here
 
 
-def seconds_left(scene: TableCore) -> int | None:
+def seconds_left(scene: TableControls) -> int | None:
     """Whole seconds left on the turn timer of the seat to act now, or None when no timer
     runs (or a reveal, hand-over or the end covers the table)."""
     view = scene.view
@@ -139,7 +139,7 @@ def seconds_left(scene: TableCore) -> int | None:
     return max(0, int(deadline - scene.now))
 
 
-def _turn_text(scene: TableCore) -> str:
+def _turn_text(scene: TableControls) -> str:
     view = scene.view
     assert view is not None
     if scene.model.reveal is not None:
@@ -156,11 +156,11 @@ def _turn_text(scene: TableCore) -> str:
     return scene.tr("table.turn_of", name=_name(scene, view.to_act))
 
 
-def _name(scene: TableCore, seat: int) -> str:
+def _name(scene: TableControls, seat: int) -> str:
     return scene.names[seat] if seat < len(scene.names) else f"#{seat + 1}"
 
 
-def _seat(scene: TableCore, surface: pygame.Surface, seat: int, hide_all: bool) -> None:
+def _seat(scene: TableControls, surface: pygame.Surface, seat: int, hide_all: bool) -> None:
     view = scene.view
     assert view is not None
     n = view.state.n_seats
@@ -237,7 +237,7 @@ def _seat(scene: TableCore, surface: pygame.Surface, seat: int, hide_all: bool) 
                   anchor="center")
 
 
-def _standing_bid(scene: TableCore, surface: pygame.Surface) -> None:
+def _standing_bid(scene: TableControls, surface: pygame.Surface) -> None:
     tr, view = scene.tr, scene.view
     assert view is not None
     cx, cy = CENTER[0], CENTER[1] - 4
@@ -266,7 +266,7 @@ def _standing_bid(scene: TableCore, surface: pygame.Surface) -> None:
                   (cx, cy + 76), 26, theme.CREAM, anchor="center", max_width=PALIFICO_RULE_WIDTH)
 
 
-def _own_hand(scene: TableCore, surface: pygame.Surface, hide_all: bool) -> None:
+def _own_hand(scene: TableControls, surface: pygame.Surface, hide_all: bool) -> None:
 
     tr, view = scene.tr, scene.view
     assert view is not None
@@ -328,7 +328,7 @@ def _own_hand(scene: TableCore, surface: pygame.Surface, hide_all: bool) -> None
                   anchor="center")
 
 
-def _toast(scene: TableCore, surface: pygame.Surface) -> None:
+def _toast(scene: TableControls, surface: pygame.Surface) -> None:
     text = scene.model.toast_text(scene.tr, scene.now)
     if text is None:
         return
@@ -339,7 +339,7 @@ def _toast(scene: TableCore, surface: pygame.Surface) -> None:
               max_width=box.width - 24)
 
 
-def _handover(scene: TableCore, surface: pygame.Surface) -> None:
+def _handover(scene: TableControls, surface: pygame.Surface) -> None:
     seat = scene.handover_seat
     assert seat is not None
     shade = pygame.Surface(surface.get_size(), pygame.SRCALPHA)

@@ -16,13 +16,13 @@ from dudo_p2p.ui import waiting
 from dudo_p2p.ui.table_layout import own_hand_rect, plate_rect, seat_pos
 
 if TYPE_CHECKING:
-    from dudo_p2p.ui.table_core import TableCore
+    from dudo_p2p.ui.table_controls import TableControls
 
 HISTORY_PAGE = 5  # PgUp/PgDn scroll the bid history this many lines
 GO_ON = (pygame.K_SPACE, pygame.K_RETURN, pygame.K_KP_ENTER)
 
 
-def key_pressed(scene: TableCore, key: int) -> None:
+def key_pressed(scene: TableControls, key: int) -> None:
     """One key press not taken by a widget: overlays first, then the modal screens (hand-over,
     reveal, end), then the table's keys."""
     if key == pygame.K_s:  # mute or unmute, anywhere at the table (saved)
@@ -67,7 +67,7 @@ def key_pressed(scene: TableCore, key: int) -> None:
         action()
 
 
-def _table_keys(scene: TableCore) -> dict[int, Callable[[], object]]:
+def _table_keys(scene: TableControls) -> dict[int, Callable[[], object]]:
     comp = scene.composer
     keys: dict[int, Callable[[], object]] = {
         pygame.K_m: scene.toggle_look,
@@ -94,7 +94,7 @@ def _table_keys(scene: TableCore) -> dict[int, Callable[[], object]]:
     return keys
 
 
-def finish_moving(scene: TableCore, event: pygame.event.Event) -> bool:
+def finish_moving(scene: TableControls, event: pygame.event.Event) -> bool:
     """Any key or click finishes what is moving (and the sounds due are heard now). True
     when that was all the event asked: Space, Enter or a click while the reveal's film runs
     (the next one closes the reveal); any other event then does its own job too."""
@@ -109,7 +109,7 @@ def finish_moving(scene: TableCore, event: pygame.event.Event) -> bool:
     return reveal_moving and (event.type == pygame.MOUSEBUTTONDOWN or event.key in GO_ON)
 
 
-def clicked(scene: TableCore, pos: tuple[int, int]) -> None:
+def clicked(scene: TableControls, pos: tuple[int, int]) -> None:
     """A left click that hit no button: hand over, close the reveal, lift our cup, or mute
     the player whose plate it hit."""
 
