@@ -1,0 +1,233 @@
+"""One player's window as its own process, used through the lobby as a player would: the
+real program's ``App`` (its settings file, its LAN directory from the beacons, the CLI's
+``NetworkTables`` session factory), SDL dummy driver, synthetic clicks and typing. For the
+namespace tests of the LAN evening (``test_lobby_netns.py``, issue 15).
+
+The test sends commands on stdin, one per line; the window answers on stdout with JSON lines,
+each with ``t`` (``time.monotonic()``: one clock for every namespace of a machine, so times
+taken in two windows compare). The window keeps running (drawing, its peer stepping) between
+commands. Commands:
+
+- ``create SEATS``: "0" bots, 3 dice, 30 s a turn, "Crear mesa y esperar", then "+" in the
+  waiting room until the table has SEATS seats -> ``{"ev": "hosting", "code", "fp",
+  "seats"}`` (read from the screen: the big ``CODE@FINGERPRINT`` and "Asientos 1/SEATS");
+- ``join TEXT``: click the join field, type TEXT, press Enter -> ``{"ev": "join_sent"}``;
+- ``roster A,B``: wait until the waiting room draws each name and "Asientos n/N" ->
+  ``{"ev": "roster", "names", "seats", "screen"}``;
+- ``start_bots``: click "Empezar ya con bots (n)" -> ``{"ev": "clicked", "label",
+  "screen"}`` (``screen``: the strings of the frame after the click);
+- ``cancel`` / ``esc``: the waiting room's Cancel button / the Esc key ->
+  ``{"ev": "left"}`` (its ``t`` is the click's);
+- ``shot PATH``: save the screen as PNG -> ``{"ev": "shot"}``;
+- ``quit``: leave and exit 0.
+
+Unprompted: ``{"ev": "seats", "text", "names"}`` whenever the waiting room's "Asientos n/N"
+line or the names it draws change, and ``{"ev": "lobby", "message"}`` whenever the window is
+back in the lobby with a message (a refusal, a join nobody answered). A command that cannot
+finish within ``--timeout`` s prints ``{"ev": "stuck", "cmd", "screen"}`` and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import re
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository: tests.ui.*
+
+import pygame
+
+from dudo_p2p import paths
+from dudo_p2p.cli import common
+from dudo_p2p.cli.play import LanDirectory, NetworkTables
+from dudo_p2p.ui import draw, theme, waiting
+from dudo_p2p.ui.app import App
+from dudo_p2p.ui.lobby import NAME_FIELD, LobbyScene
+from dudo_p2p.ui.settings import Settings
+from dudo_p2p.ui.table import TableScene
+from tests.ui.helpers import TextRecorder, click, click_button, key
+
+SEATS_LINE = re.compile(r"^Asientos \d+/\d+$")
+Step = Iterator[None]  # a command runs one step per frame
+
+
+class Window:
+    """The app, the screen as words (every string the last frame drew), and the events."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        identity = common.load_identity(args.identity)
+        self.directory = LanDirectory(args.beacon_port, args.broadcast)
+        self.app = App(NetworkTables(args, identity), "es", time.monotonic,
+                       directory=self.directory, surface=pygame.Surface(theme.SIZE),
+                       bot_delay=0.0, reveal_hold=0.0,
+                       settings=Settings.load(paths.settings_file()))
+        self.recorder = TextRecorder()
+        draw.text = self.recorder  # type: ignore[assignment]  # read the screen as words
+        self.texts: list[str] = []
+        self._seats_seen: tuple[str, tuple[str, ...]] | None = None
+        self._lobby_seen = ""
+
+    def say(self, ev: str, **fields: object) -> None:
+        print(json.dumps({"ev": ev, "t": time.monotonic(), **fields}), flush=True)
+
+    def pump(self) -> None:
+        """Run the peer a little, draw a frame, tell what changed on screen."""
+        scene = self.app.scene
+        if isinstance(scene, TableScene):
+            scene.session.wait(0.01)
+        else:
+            time.sleep(0.01)
+        self.recorder.drawn = []
+        self.app.frame()
+        self.texts = [m for m, _, _ in self.recorder.drawn]
+        self._watch()
+
+    def _watch(self) -> None:
+        scene = self.app.scene
+        if isinstance(scene, LobbyScene):
+            if scene.message and scene.message != self._lobby_seen:
+                self._lobby_seen = scene.message
+                self.say("lobby", message=scene.message, screen=self.texts)
+            return
+        if not isinstance(scene, TableScene) or scene.view is not None:
+            return
+        state = waiting.status(scene)
+        line = next((m for m in self.texts if SEATS_LINE.match(m)), "")
+        names = tuple(n for n in (state.names if state else ()) if n in self.texts)
+        if line and (line, names) != self._seats_seen:
+            self._seats_seen = (line, names)
+            self.say("seats", text=line, names=list(names))
+
+    # -- commands ------------------------------------------------------------------------
+    def type_into(self, pos: tuple[int, int], text: str) -> None:
+        click(self.app, pos)
+        for _ in range(40):  # clear what the field holds (the saved name, say)
+            key(self.app, pygame.K_BACKSPACE)
+        self.app.dispatch(pygame.event.Event(pygame.TEXTINPUT, text=text))
+
+    def name(self, text: str) -> Step:
+        self.type_into(NAME_FIELD.center, text)
+        key(self.app, pygame.K_RETURN)  # the name is taken as typed
+        self.say("named", value=self.lobby().name_field.value)
+        yield
+
+    def lobby(self) -> LobbyScene:
+        scene = self.app.scene
+        assert isinstance(scene, LobbyScene), f"not in the lobby: {type(scene).__name__}"
+        return scene
+
+    def create(self, seats: str) -> Step:
+        self.app.frame()
+        click_button(self.app, "create_bots_0")
+        click_button(self.app, "dice_3")
+        click_button(self.app, "timer_1")  # 30 s a turn
+        click_button(self.app, "create")
+        while True:
+            yield
+            scene = self.app.scene
+            state = waiting.status(scene) if isinstance(scene, TableScene) else None
+            if state is None or not state.code:
+                continue
+            line = f"Asientos 1/{seats}"
+            if line in self.texts:
+                big = f"{state.code}@{state.host_fingerprint}"
+                assert big in self.texts, f"{big} not on screen: {self.texts}"
+                self.say("hosting", code=state.code, fp=state.host_fingerprint, seats=line,
+                         addresses=list(state.addresses))
+                return
+            if state.seats < int(seats):
+                click_button(self.app, "seats_plus")
+
+    def join(self, text: str) -> Step:
+        self.app.frame()
+        self.type_into(self.lobby().address.rect.center, text)
+        at = time.monotonic()
+        key(self.app, pygame.K_RETURN)
+        self.say("join_sent", at=at, scene=type(self.app.scene).__name__)
+        yield
+
+    def roster(self, names: str) -> Step:
+        wanted = names.split(",")
+        while True:
+            yield
+            line = next((m for m in self.texts if SEATS_LINE.match(m)), "")
+            if line and all(n in self.texts for n in wanted):
+                self.say("roster", names=wanted, seats=line, screen=self.texts)
+                return
+
+    def start_bots(self) -> Step:
+        button = click_button(self.app, "start_bots")
+        yield  # the next frame: what the click changed
+        self.say("clicked", label=button.label, screen=self.texts)
+
+    def leave(self, how: str) -> Step:
+        t = time.monotonic()
+        if how == "esc":
+            key(self.app, pygame.K_ESCAPE)
+        else:
+            click_button(self.app, "cancel")
+        self.say("left", at=t, scene=type(self.app.scene).__name__)
+        yield
+
+    def shot(self, path: str) -> Step:
+        self.app.frame()
+        pygame.image.save(self.app.canvas, path)
+        self.say("shot", path=path)
+        yield
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--timeout", type=float, default=120.0,
+                        help="the longest any one command may take")
+    common.add_net_options(parser)
+    args = parser.parse_args()
+    args.name = None
+    pygame.display.init()
+    pygame.font.init()
+    window = Window(args)
+    commands: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            commands.put(line.strip())
+        commands.put(None)  # stdin closed: the test is gone
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        while True:
+            window.pump()
+            try:
+                command = commands.get_nowait()
+            except queue.Empty:
+                continue
+            if command is None or command == "quit":
+                return 0
+            verb, _, arg = command.partition(" ")
+            step = {"name": window.name, "create": window.create, "join": window.join,
+                    "roster": window.roster, "start_bots": lambda _: window.start_bots(),
+                    "cancel": window.leave, "esc": window.leave,
+                    "shot": window.shot}[verb](arg if verb != "esc" else "esc")
+            deadline = time.monotonic() + args.timeout
+            for _ in step:
+                if time.monotonic() > deadline:
+                    window.say("stuck", cmd=command, screen=window.texts)
+                    return 1
+                window.pump()
+    finally:
+        window.app.scene.leave()
+        window.directory.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

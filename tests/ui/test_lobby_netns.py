@@ -1,0 +1,167 @@
+"""The LAN evening as two players live it (issue 15's "Done when"): two machines (two network
+namespaces on one bridge, built by the test), each running the real program's window as its
+own process (``lobby_peer.py``: the lobby, its settings file, its LAN directory, synthetic
+clicks and typing, SDL dummy driver), every step through the screens.
+
+- A joiner who leaves the waiting room (Cancel, or Esc) is off the host's screen within 2 s.
+- Joining an address where nothing answers says so within 5 s of pressing Enter.
+
+Needs root (skips with the reason otherwise). Every process is killed and every namespace
+deleted at the end, pass or fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from netns import NetnsLab, bridged_lan  # type: ignore[import-not-found, unused-ignore]
+
+pytestmark = [pytest.mark.netns, pytest.mark.e2e]
+
+PEER = Path(__file__).with_name("lobby_peer.py")
+STEP_S = 90.0  # the longest one step may take at load (a window starting, a 3-dice game)
+LEAVE_S = 2.0  # issue 15: the host's roster drops a joiner who left within 2 s
+DEAD_S = 5.0  # issue 15: a join nobody answers fails within 5 s
+
+
+class Player:
+    """One window process in a namespace: commands in, JSON events out (read by a thread)."""
+
+    def __init__(self, lab: NetnsLab, ns: str, home: Path, name: str) -> None:
+        home.mkdir()
+        env = {**os.environ, "XDG_DATA_HOME": str(home / "data"),
+               "XDG_CONFIG_HOME": str(home / "cfg"), "SDL_VIDEODRIVER": "dummy",
+               "SDL_AUDIODRIVER": "dummy"}
+        self.name = name
+        self.proc = subprocess.Popen(
+            [*lab.exec_prefix(ns), sys.executable, str(PEER), "--identity", str(home / "id"),
+             "--timeout", str(STEP_S)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=env)
+        self.events: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.seen: list[dict[str, Any]] = []
+        self.err: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_err, daemon=True).start()
+        self.send(f"name {name}")
+        self.expect("named")
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                self.events.put(json.loads(line))
+            except ValueError:
+                self.err.append(line)
+        self.events.put(None)
+
+    def _read_err(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.err.append(line)
+
+    def send(self, command: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+
+    def expect(self, ev: str, timeout: float = STEP_S) -> dict[str, Any]:
+        """The next event ``ev`` (the others are kept in ``seen``), within ``timeout`` s."""
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            try:
+                got = self.events.get(timeout=max(0.0, left))
+            except queue.Empty:
+                got = {"ev": "timeout"}
+            if got is None or got["ev"] in ("timeout", "stuck"):
+                raise AssertionError(f"{self.name}: no {ev!r} ({got}); saw "
+                                     f"{[e['ev'] for e in self.seen]}\n{''.join(self.err)[-3000:]}")
+            self.seen.append(got)
+            if got["ev"] == ev:
+                return got
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.send("quit")
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+
+
+@pytest.fixture
+def two_machines(lab: NetnsLab, tmp_path: Path) -> Iterator[tuple[Any, str]]:
+    """(start(name, machine) -> Player, the first machine's address); every window stopped
+    at the end (the lab fixture then deletes the namespaces)."""
+    machines = bridged_lan(lab, 2)
+    started: list[Player] = []
+
+    def start(name: str, machine: int) -> Player:
+        player = Player(lab, machines[machine][0], tmp_path / name, name)
+        started.append(player)
+        return player
+
+    try:
+        yield start, machines[0][1]
+    finally:
+        for player in started:
+            player.stop()
+
+
+@pytest.mark.parametrize("how", ["cancel", "esc"])
+def test_a_joiner_who_leaves_the_waiting_room_is_off_the_hosts_screen_within_2s(
+    two_machines: tuple[Any, str], how: str,
+) -> None:
+    start, _ = two_machines
+    ana, beto = start("Ana", 0), start("Beto", 1)
+    ana.send("create 3")
+    code = ana.expect("hosting")["code"]
+    beto.send(f"join {code}")
+    for player in (ana, beto):
+        player.send("roster Ana,Beto")
+        player.expect("roster")
+    beto.send(how)  # the Cancel button, or Esc
+    left = beto.expect("left")
+    assert left["scene"] == "LobbyScene"
+    while True:  # the host's screen, as it changed after the click
+        seats = ana.expect("seats", timeout=LEAVE_S + 5)
+        if seats["t"] > left["at"] and seats["text"] == "Asientos 1/3":
+            break
+    assert seats["names"] == ["Ana"]
+    took = seats["t"] - left["at"]
+    print(f"\nthe host's roster dropped Beto {took:.3f} s after his {how}")
+    assert took <= LEAVE_S
+
+
+@pytest.mark.parametrize("where", ["nobody_there", "port_closed"])
+def test_joining_a_dead_address_says_so_within_5s(two_machines: tuple[Any, str],
+                                                  where: str) -> None:
+    start, address = two_machines
+    beto = start("Beto", 1)
+    dead = "10.77.1.99:47100" if where == "nobody_there" else f"{address}:47100"
+    if where == "port_closed":
+        start("Ana", 0)  # a machine is there, nothing listens on that port
+    beto.send(f"join {dead}")
+    sent = beto.expect("join_sent")
+    told = beto.expect("lobby", timeout=DEAD_S + 10)
+    took = told["t"] - sent["at"]
+    print(f"\n{where}: {told['message']!r} {took:.3f} s after Enter")
+    assert dead in told["message"]
+    assert took <= DEAD_S
