@@ -236,13 +236,13 @@ class TableCore(Scene):
                 or self.handover_seat is not None or self.model.winner is not None
                 or self.model.ended is not None)
 
-    def process_events(self) -> None:
-        """Apply every event the session reports, in order."""
+    def process_events(self) -> bool:
+        """Apply every event the session reports, in order; True when there was one."""
         try:
             events = self.session.poll_events()
         except DudoError as exc:
             self.say(keyed("error.generic", why=str(exc)))
-            return
+            return False
         if events:
             self._changed = True
         # a spectator's view is drawn from seat 0, but no seat is its own: seat 0 leaving is
@@ -265,6 +265,7 @@ class TableCore(Scene):
                     self.cues.now(sound)
                 else:
                     self.cues.at(when, sound)
+        return bool(events)
 
     def standings(self) -> list[int]:
         """Seats from first to last (:meth:`TableModel.standings`)."""
@@ -285,7 +286,7 @@ class TableCore(Scene):
         if self.model.talk.expire(now):
             self._changed = True
         before = self.view
-        self.process_events()
+        told = self.process_events()
         if (self.model.reveal is not None and self.reveal_hold > 0
                 and now - self.model.reveal.started >= self.reveal_hold):
             self.dismiss_reveal()
@@ -295,7 +296,9 @@ class TableCore(Scene):
             if self.session.step():  # an in-process table: one bot action (networked: none)
                 self.process_events()
                 self.refresh()
-        if self.view is before and now - self._refreshed_at >= REFRESH_S:
+        # the view after what the events said (another seat's bid, a spectator's verified
+        # move): read now, not up to REFRESH_S later
+        if self.view is before and (told or now - self._refreshed_at >= REFRESH_S):
             self.refresh()
         model = self.model
         if model.winner is not None and model.reveal is None and self.end_shown_at is None:

@@ -195,6 +195,12 @@ def test_watch_with_the_real_factory_shows_a_seated_table_every_hand_hidden(
                     seat.submit(next((a for a in legal if isinstance(a, Dudo)), legal[0]))
             session.wait(0.01)
             app.frame()
+        # what the events told is on the table at once (the clock has not moved): the view
+        # is read after them, not REFRESH_S later
+        app.frame()
+        fresh = session.view()
+        assert scene.view is not None
+        assert scene.view.state == fresh.state, (scene.view.state.bids, fresh.state.bids)
         result = scene.model.last_round.result  # the latest round verified (one or several)
         assert host.machine is not None
         assert result in host.machine.replica.engine.results
