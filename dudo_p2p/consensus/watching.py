@@ -59,6 +59,7 @@ from dudo_p2p.protocol.refusals import RefusalReason
 
 MAX_SPECTATORS = 16  # per seat: a table of six serves at most 96 pulls, each bounded
 GENESIS_EVERY = 0.25  # a spectator re-sending watch gets the genesis again at most this often
+ANSWERED_KEPT = 4 * MAX_SPECTATORS  # watch senders remembered (for GENESIS_EVERY), at most
 WATCH_EVERY = 0.2  # the spectator's watch, until it holds the genesis (as a hello)
 POLL_EVERY = 1.0  # the spectator's sync-request once caught up: it renews the push (below)
 POLL_SOON = 0.3  # ... after a push that did not fit what we hold (a gap)
@@ -159,6 +160,12 @@ class Desk:
             raise DecodeError("watch without an address to answer at")
         if now < self.answered.get(key, -1e9) + GENESIS_EVERY:
             return []
+        if len(self.answered) >= ANSWERED_KEPT:
+            # keys we did not take (refused, or strangers): forget the oldest, so a flood of
+            # fresh keys cannot grow this without bound (ours stay: they are at most 16)
+            stale = next((k for k in self.answered if k not in self.spectators), None)
+            if stale is not None:
+                del self.answered[stale]
         self.answered[key] = now
         reason = None
         if body.table not in ("", seating.table):
@@ -173,7 +180,7 @@ class Desk:
             return [*out, SendTo(key, sealed.to_bytes()),
                     Note("info", f"refused a spectator: {reason.value}")]
         if key not in self.spectators:
-            self.spectators[key] = len(self.answered) + 1000  # never a seat number
+            self.spectators[key] = len(self.spectators) + 1000  # never a seat number
             out.append(Note("info", f"spectator {key[:4].hex()} watches "
                                     f"({len(self.spectators)} of {MAX_SPECTATORS})"))
         genesis_frame, signatures = genesis

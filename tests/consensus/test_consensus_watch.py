@@ -468,3 +468,22 @@ def test_a_push_waits_for_a_step_without_the_tables_frames() -> None:
     # a spectator that stopped asking (it moved to another seat) is pushed nothing
     net.run_until(lambda: len(machine.replica.chain) > desk.reached[identity.public_key])
     assert desk.push(machine, net.now + IDLE_ASKER + 5, busy=False) == []
+
+
+def test_a_flood_of_fresh_keys_does_not_grow_a_seats_memory() -> None:
+    # every watch from a new key is remembered (not answered twice within GENESIS_EVERY);
+    # past the cap, refused keys are forgotten oldest first, and the spectators taken stay
+    net = FakeNet(3, THREE_DICE, seed=11)
+    net.run_until(lambda: len(net.machines[0].replica.chain) > 5)
+    desk = Desk(net.ids[0])
+    genesis = (net.genesis, tuple(net.signatures))
+    flood = [Spectator(i, "", "127.0.0.1", 6000 + k)
+             for k, i in enumerate(identities(MAX_SPECTATORS + 100, seed=906))]
+    for k, spec in enumerate(flood):
+        desk.receive(spec.due(net.now)[0].frame, "127.0.0.1", net.machines[0], genesis,
+                     net.now + k * 0.001)
+    assert len(desk.spectators) == MAX_SPECTATORS
+    assert desk.refused == 100
+    assert len(desk.answered) <= watching.ANSWERED_KEPT
+    assert all(key in desk.answered for key in desk.spectators)
+    assert sorted(desk.spectators.values()) == list(range(1000, 1000 + MAX_SPECTATORS))
