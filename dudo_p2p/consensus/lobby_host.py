@@ -307,6 +307,8 @@ class HostLobby(Lobby):
             keys=tuple(p.pub for p in self.players),
             seats_total=self.seats_total,
             port=self.link_port,
+            rules=self.rules.to_dict(),
+            turn_timer_ms=self.turn_timer_ms,
         )
         return seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, body).to_bytes()
 

@@ -35,6 +35,7 @@ from dudo_p2p.consensus.lobby import (
     dialled_host,
 )
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
+from dudo_p2p.errors import DudoError
 from dudo_p2p.protocol import names
 from dudo_p2p.protocol.envelope import seal_envelope
 from dudo_p2p.protocol.kinds import GenesisSign, Hello, Leave, Refusal, Welcome
@@ -75,6 +76,8 @@ class JoinerLobby(Lobby):
         self.host_address: tuple[str, int] | None = None
         self.roster: tuple[str, ...] = ()  # the names of the host's last welcome
         self.roster_keys: tuple[bytes, ...] = ()  # ... and each seat's key, beside its name
+        self.told_rules: RuleSet | None = None  # ... the rules and timer it says (§4.10)
+        self.told_timer_ms = 0
         self.next_stay = 0.0
         self.heard_host = 0.0  # when our host last sent us a welcome, roster or genesis
         self.last_tick: float | None = None  # our last tick while welcomed (see _woke)
@@ -208,12 +211,22 @@ class JoinerLobby(Lobby):
         rekeys = [Rekey(k, author if k == key else None) for k in self.targets]
         self.targets = {}  # refused later, we look again from scratch (the node decides)
         self.roster, self.roster_keys = welcome.names, welcome.keys
+        self._take_table(welcome)
         return [
             *rekeys,
             Connect(author, host, port),
             Log("info", f"welcomed at table {welcome.table} by {fingerprint(author)} "
                         f"({self._roster_text()})"),
         ]
+
+    def _take_table(self, welcome: Welcome) -> None:
+        """The rules and timer the host's welcome says, for the waiting room (None: rules
+        this version cannot read; the genesis is checked on its own, ``accept_rules``)."""
+        try:
+            self.told_rules = RuleSet.from_dict(welcome.rules) if welcome.rules else None
+        except DudoError:
+            self.told_rules = None
+        self.told_timer_ms = welcome.turn_timer_ms
 
     def _roster_text(self) -> str:
         shown = ", ".join(names.shown(n) for n in self.roster)
@@ -231,6 +244,7 @@ class JoinerLobby(Lobby):
             return [Log("warning", f"a roster with {problem}; ignored")]
         out: list[LobbyEffect] = []
         self.seats_total = welcome.seats_total  # the host may change the seat count
+        self._take_table(welcome)
         if (welcome.names, welcome.keys) != (self.roster, self.roster_keys):
             self.roster, self.roster_keys = welcome.names, welcome.keys
             out.append(Log("info", f"table {self.table}: {self._roster_text()}"))

@@ -17,7 +17,7 @@ Kinds that travel but are not log entries: ``hello``, ``welcome``, ``refused``, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
 from dudo_p2p.protocol.messages import MaxLen, Message, Range, Size, message
@@ -68,6 +68,10 @@ class Welcome(Message):
     keys: Annotated[tuple[Key, ...], MaxLen(MAX_SEATS)]  # seat i's key, beside names[i]
     seats_total: Annotated[int, Range(2, MAX_SEATS)]
     port: Port
+    # the table the genesis will propose, for the waiting room to show (a joiner checks
+    # the genesis itself): its rule set (RuleSet.to_dict) and turn timer (0: none)
+    rules: dict[str, int | bool | str] = field(default_factory=dict)
+    turn_timer_ms: Annotated[int, Range(0, 3_600_000)] = 0
 
 
 @message("refused")

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from dudo_p2p.rules import Action, SeatView
+from dudo_p2p.rules import Action, RuleSet, SeatView
 from dudo_p2p.session.events import Event, Outcome, Reason
 
 
@@ -62,7 +62,9 @@ class Gathering:
     (empty when the host did not send them). ``others``: joining by ``CODE@FINGERPRINT``,
     the ``CODE@FINGERPRINT`` of tables with our code whose host is another key.
     ``can_fill``: hosting, bots can be called to the empty seats (:meth:`Gatherer.start_now`
-    with ``bots=True``); ``filling``: how many were called (0: none yet).
+    with ``bots=True``); ``filling``: how many were called (0: none yet). ``rules`` and
+    ``turn_timer_s``: the table's rule set (None: not known yet, or rules this version
+    cannot read) and turn timer in seconds (0: none), as the host says.
     """
 
     hosting: bool
@@ -78,6 +80,8 @@ class Gathering:
     others: tuple[str, ...] = ()
     can_fill: bool = False
     filling: int = 0
+    rules: RuleSet | None = None
+    turn_timer_s: float = 0.0
 
 
 class Gatherer(Protocol):

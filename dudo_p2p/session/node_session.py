@@ -168,6 +168,7 @@ class NodeSession:
                     addresses=reachable(node),
                     fingerprints=tuple(fingerprint(p.pub) for p in lobby.players),
                     can_fill=self._filler is not None, filling=self._filling,
+                    rules=lobby.rules, turn_timer_s=lobby.turn_timer_ms / 1000,
                 )
             case JoinerLobby():
                 host, reason = lobby.host_pub, node.gave_up
@@ -179,6 +180,7 @@ class NodeSession:
                     names=lobby.roster, seats=lobby.seats_total,
                     fingerprints=tuple(fingerprint(k) for k in lobby.roster_keys),
                     others=tuple(f"{code}@{fp}" for fp in node.seeker.other_hosts.values()),
+                    rules=lobby.told_rules, turn_timer_s=lobby.told_timer_ms / 1000,
                 )
         return None  # a resumed peer's lobby: seated already
 

@@ -293,4 +293,7 @@ EN: dict[str, str] = {
     "wait.start_bots": "Start now with bots ({n})",
     "wait.filling": "Calling {n} bots to the empty seats...",
     "wait.filling_one": "Calling a bot to the empty seat...",
+    "wait.timer": "{n} s a turn",
+    "wait.no_timer": "no time limit",
+    "wait.house_rules": "house rules",
 }

@@ -296,4 +296,7 @@ ES: dict[str, str] = {
     "wait.start_bots": "Empezar ya con bots ({n})",
     "wait.filling": "Llamando a {n} bots a los asientos libres...",
     "wait.filling_one": "Llamando a un bot al asiento libre...",
+    "wait.timer": "{n} s por turno",
+    "wait.no_timer": "sin límite de tiempo",
+    "wait.house_rules": "reglas de la casa",
 }

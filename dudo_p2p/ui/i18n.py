@@ -58,6 +58,17 @@ VALUE_KEYS = {
     "bank": "value.bank",
     "forbidden": "value.forbidden",
 }
+
+
+def value_label(tr: Tr, value: bool | int | str) -> str:
+    """A rule field's value in words: sí/no, a named value ("mitad"), or the number."""
+    if isinstance(value, bool):
+        return tr("common.yes") if value else tr("common.no")
+    if isinstance(value, str):
+        return tr(VALUE_KEYS.get(value, value))
+    return str(value)
+
+
 PALIFICO_MODE_KEYS: dict[str, str] = {mode: f"palifico.{mode.value}" for mode in PalificoMode}
 
 

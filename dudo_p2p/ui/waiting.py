@@ -4,13 +4,14 @@ A joiner sees what it tried ("Uniéndose a host:puerto..."), then the table it w
 a join that gets no answer within :data:`JOIN_ANSWER_S` seconds, or that the host refuses
 (full, started, another key answered...), goes back to the lobby with a message saying what
 was tried and why. The host sees its waiting room: the table as a friend types it
-(``CODE@FINGERPRINT``, in big letters), every address this machine can be reached at, and the
-seats taken so far: each name with its key's fingerprint beside it (on the joiners' screens
-too: the roster carries the keys). The host's player changes the seat count (− / +), removes
-a joiner ("Quitar", and that joiner's window says so), and starts now: with bots in the empty
-seats, or with those present (the table shrinks). A join by table code
-that finds nothing within :data:`JOIN_ANSWER_S` says so, naming the other hosts that offer
-that code when we named one (a mistyped fingerprint, or an impostor). Esc or the Cancel
+(``CODE@FINGERPRINT``, in big letters), every address this machine can be reached at, the
+table's dice, turn timer and changed rules in one line (a joiner's screen too: the roster
+says them), and the seats taken so far: each name with its key's fingerprint beside it (on
+the joiners' screens too: the roster carries the keys). The host's player changes the seat
+count (− / +), removes a joiner ("Quitar", and that joiner's window says so), and starts
+now: with bots in the empty seats, or with those present (the table shrinks). A join by
+table code that finds nothing within :data:`JOIN_ANSWER_S` says so, naming the other hosts
+that offer that code when we named one (a mistyped fingerprint, or an impostor). Esc or the Cancel
 button leave at once, on either side.
 
 The state comes from the session (``Session.gatherer``): the UI opens no
@@ -24,9 +25,10 @@ from typing import TYPE_CHECKING
 
 import pygame
 
+from dudo_p2p.rules import VARIANTS, RuleSet
 from dudo_p2p.session import Gathering
 from dudo_p2p.ui import draw, theme
-from dudo_p2p.ui.i18n import REFUSAL_KEYS
+from dudo_p2p.ui.i18n import REFUSAL_KEYS, Tr, value_label
 from dudo_p2p.ui.widgets import Button
 
 if TYPE_CHECKING:
@@ -125,14 +127,16 @@ def draw_waiting(scene: TableCore, surface: pygame.Surface) -> None:
         draw.text(surface, code, (640, 170), 72, theme.GOLD, anchor="center", max_width=1200)
         where = (tr("wait.addresses", addresses="  ·  ".join(state.addresses))
                  if state.addresses else tr("wait.no_addresses"))
-        draw.text(surface, where, (640, 250), 26, anchor="center", max_width=1200)
+        draw.text(surface, where, (640, 240), 26, anchor="center", max_width=1200)
+        _table_line(scene, surface, state, 280)
         _seats(scene, surface, state, 320)
         _host_controls(scene, surface, state, 320)
     elif state is not None and state.answered:
         draw.text(surface, tr("wait.welcomed", code=state.code), (640, 200), 36,
                   anchor="center", max_width=1200)
-        draw.text(surface, f"{state.code}@{state.host_fingerprint}", (640, 260), 28,
+        draw.text(surface, f"{state.code}@{state.host_fingerprint}", (640, 245), 28,
                   theme.GOLD, anchor="center")
+        _table_line(scene, surface, state, 282)
         _seats(scene, surface, state, 320)
     elif scene.request.kind == "join" and scene.request.code:
         draw.text(surface, tr("wait.seeking", code=scene.request.code), (640, 360), 40,
@@ -183,6 +187,25 @@ def _host_controls(scene: TableCore, surface: pygame.Surface, state: Gathering,
     scene.buttons.append(Button(rect, tr("wait.start_now"), partial(start_now, scene, False),
                                 enabled=taken >= 2, size=24 if state.can_fill else 30,
                                 name="start_now"))
+
+
+def table_line(tr: Tr, rules: RuleSet, turn_timer_s: float) -> str:
+    """The table in one line: "3 dados · 30 s por turno · V7 no, V12 sí" (the variants off
+    their defaults, by the numbers the lobby shows; "reglas de la casa" when none)."""
+    house = RuleSet()
+    changed = [f"{VARIANTS[name].rule} {value_label(tr, getattr(rules, name))}"
+               for name in VARIANTS
+               if name != "starting_dice" and getattr(rules, name) != getattr(house, name)]
+    timer = (tr("wait.timer", n=f"{turn_timer_s:g}") if turn_timer_s > 0
+             else tr("wait.no_timer"))
+    return "  ·  ".join([tr("common.dice_many", n=rules.starting_dice), timer,
+                         ", ".join(changed) if changed else tr("wait.house_rules")])
+
+
+def _table_line(scene: TableCore, surface: pygame.Surface, state: Gathering, y: int) -> None:
+    if state.rules is not None:  # the host's welcome says it (a joiner's first may not yet)
+        draw.text(surface, table_line(scene.tr, state.rules, state.turn_timer_s), (640, y), 22,
+                  theme.MUTED, anchor="center", max_width=1200)
 
 
 def _seats(scene: TableCore, surface: pygame.Surface, state: Gathering, top: int) -> None:

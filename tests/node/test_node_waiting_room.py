@@ -51,6 +51,30 @@ def test_every_joiners_roster_names_each_seat_with_its_key_in_seat_order() -> No
         assert joiner.roster_keys == keys(people[:3])
 
 
+def test_every_joiners_roster_says_the_tables_rules_and_timer() -> None:
+    people, host, joiners = table(3)
+    host.rules, host.turn_timer_ms = RuleSet(starting_dice=3, calza=False), 30_000
+    room = Room({p.public_key: lobby for p, lobby in zip(people, [host, *joiners], strict=True)})
+    joiner = joiners[0]
+    assert joiner.told_rules is None  # nothing said before the welcome
+    me = joiner.identity.public_key
+    room.run({me: joiner.add_target(people[0].public_key, "127.0.0.1", 4000, 0.0)}, 0.0)
+    room.run({me: joiner.tick(0.0)}, 0.0)
+    assert joiner.told_rules == host.rules and joiner.told_timer_ms == 30_000
+
+
+def test_a_welcome_whose_rules_cannot_be_read_shows_none() -> None:
+    people = ids(2)
+    joiner = JoinerLobby(people[1], "j", "0.0.0.0", 4001, table=CODE)
+    joiner.add_target(people[0].public_key, "127.0.0.1", 4000, 0.0)
+    body = Welcome(CODE, GAME_ID, ("host", "j"), keys(people), 2, 4000,
+                   {"no_such_rule": True}, 1000)
+    frame = seal_envelope(people[0], bytes(16), 0, 0, body).to_bytes()
+    joiner.receive(frame, people[0].public_key, "127.0.0.1", 0.0)
+    assert joiner.phase is Phase.GATHERING  # welcomed all the same: the genesis is checked
+    assert joiner.told_rules is None and joiner.told_timer_ms == 1000
+
+
 def test_a_welcome_whose_keys_do_not_match_its_seats_is_ignored() -> None:
     people = ids(3)
     joiner = JoinerLobby(people[1], "j", "0.0.0.0", 4001, table=CODE)

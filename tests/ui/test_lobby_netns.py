@@ -3,7 +3,8 @@ namespaces on one bridge, built by the test), each running the real program's wi
 own process (``lobby_peer.py``: the lobby, its settings file, its LAN directory, synthetic
 clicks and typing, SDL dummy driver), every step through the screens.
 
-- A joiner who leaves the waiting room (Cancel, or Esc) is off the host's screen within 2 s.
+- Both waiting rooms show the table Ana chose (3 dice, 30 s a turn); a joiner who leaves the
+  waiting room (Cancel, or Esc) is off the host's screen within 2 s.
 - Joining an address where nothing answers says so within 5 s of pressing Enter.
 
 Needs root (skips with the reason otherwise). Every process is killed and every namespace
@@ -33,6 +34,7 @@ PEER = Path(__file__).with_name("lobby_peer.py")
 STEP_S = 90.0  # the longest one step may take at load (a window starting, a 3-dice game)
 LEAVE_S = 2.0  # issue 15: the host's roster drops a joiner who left within 2 s
 DEAD_S = 5.0  # issue 15: a join nobody answers fails within 5 s
+TABLE_LINE = "3 dados  ·  30 s por turno  ·  reglas de la casa"  # the table Ana creates
 
 
 class Player:
@@ -136,7 +138,8 @@ def test_a_joiner_who_leaves_the_waiting_room_is_off_the_hosts_screen_within_2s(
     beto.send(f"join {code}")
     for player in (ana, beto):
         player.send("roster Ana,Beto")
-        player.expect("roster")
+        roster = player.expect("roster")
+        assert TABLE_LINE in roster["screen"], roster["screen"]  # the table Ana chose
     beto.send(how)  # the Cancel button, or Esc
     left = beto.expect("left")
     assert left["scene"] == "LobbyScene"

@@ -149,7 +149,8 @@ def examples() -> dict[str, tuple[int, bytes, int, int, Message]]:
     genesis_env = seal_envelope(key(0), GAME, 0, 0, genesis)
     return {
         "hello": (1, LOBBY, 0, 0, Hello("K7QXM", "Bo", key(1).x25519_public, "", 40001)),
-        "welcome": (0, LOBBY, 0, 0, Welcome("K7QXM", GAME, ("Ana", "Bo"), pubs[:2], 3, 40000)),
+        "welcome": (0, LOBBY, 0, 0, Welcome("K7QXM", GAME, ("Ana", "Bo"), pubs[:2], 3, 40000,
+                                            RuleSet().to_dict(), 60_000)),
         "refused": (0, LOBBY, 0, 0, Refusal("K7QXM", key(2).public_key, "full")),
         "leave": (1, LOBBY, 0, 0, Leave("K7QXM", GAME)),
         "genesis": (0, GAME, 0, 0, genesis),
