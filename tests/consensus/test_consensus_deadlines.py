@@ -16,6 +16,7 @@ import random
 import pytest
 
 from consensus.fakenet import FakeNet, faulty_route
+from dudo_p2p.consensus.events import PlayerLeft
 from dudo_p2p.consensus.machine import Timeouts
 from dudo_p2p.rules import RuleSet
 
@@ -102,3 +103,27 @@ def test_a_silent_seat_is_due_exactly_past_the_silence_timeout() -> None:
         machine.tick(t)
     assert any(abs(d - (heard + silence)) < 1e-3 for d in deadlines)
     assert 2 in machine.presence.away
+
+
+def test_fakenet_jumps_its_clock_to_the_next_deadline_when_nobody_can_act() -> None:
+    """FakeNet(jump=True): when no frame is due within a step and no seat may act, the clock
+    goes straight to just before the earliest delivery or machine deadline (as a node
+    sleeps until then), not on in 10 ms steps. Here the seat whose turn it is dies: the
+    others can only wait for its silence timeout, which both tables reach at the same time,
+    one in a handful of steps. (Not FakeNet's default: fakenet.py says why.)"""
+    steps, removed_at = [], []
+    for jump in (True, False):
+        net = FakeNet(3, RULES, seed=3, act_prob=0.0, jump=jump)
+        assert net.jump is jump
+        net.run_until(lambda net=net: any(m.legal_actions() for m in net.machines))
+        dead = next(s for s, m in enumerate(net.machines) if m.legal_actions())
+        net.crash(dead)
+        count = 0
+        while not any(isinstance(e, PlayerLeft) for e in net.events[(dead + 1) % 3]):
+            net.step()
+            count += 1
+            assert count < 100_000
+        steps.append(count)
+        removed_at.append(net.now)
+    assert steps[0] < steps[1] / 10  # the ~5 s wait in a few dozen steps, not ~500
+    assert abs(removed_at[0] - removed_at[1]) < 0.1  # and no deadline passed over
