@@ -7,7 +7,7 @@ import random
 from dudo_p2p.bots import make_bot
 from dudo_p2p.bots.expert import ExpertBot
 from dudo_p2p.bots.knowledge import Knowledge
-from dudo_p2p.bots.playouts import PlayoutEvaluator, supported
+from dudo_p2p.bots.playouts import PlayoutConfig, PlayoutEvaluator, supported
 from dudo_p2p.rules import (
     Action,
     Bid,
@@ -119,3 +119,31 @@ def test_a_fitted_seat_reads_and_doubts_on_the_scale_it_was_fitted_on() -> None:
     assert 0.2 < p < 0.5
     assert plain.policy(ones, binomial, (4, 5), (0.0, p + 0.01)) is None
     assert plain.policy(ones, binomial, (4, 5), (0.0, p - 0.01)) is not None
+
+
+def test_an_opponent_raises_on_its_best_face_as_often_as_its_fitted_truthfulness() -> None:
+    # Seat 1's raise in a play-out is its best-face raise when the draw falls below its
+    # fitted truthfulness, else the minimum raise on the face the second draw picks: a
+    # bidder fitted as truthless (pool:liar) is not played out as naming its best face.
+    state = bidding_state(2).apply(Raise(0, Bid(2, 5))).apply(Raise(1, Bid(3, 5)))
+    view = state.view(0, (5, 5, 5, 5, 2))
+    know = Knowledge.from_view(view)
+    config = PlayoutConfig(random_faces=True)
+    truthless = PlayoutEvaluator(view, know, {1: 0.0}, 0.9, config)
+    truthful = PlayoutEvaluator(view, know, {1: 1.0}, 0.9, config)
+    options = truthless.min_raises((4, 5))
+    assert len(options) >= 3
+    best = (5, 5)
+    picked = {truthless.face_choice(1, (4, 5), best, 0.5, k / 10) for k in range(10)}
+    assert picked == set(options)  # every face's minimum raise, the best one included
+    assert {truthful.face_choice(1, (4, 5), best, u / 10, 0.0) for u in range(10)} == {best}
+    half = PlayoutEvaluator(view, know, {1: 0.5}, 0.9, config)
+    assert half.face_choice(1, (4, 5), best, 0.4, 0.0) == best
+    assert half.face_choice(1, (4, 5), best, 0.6, 0.0) == options[0]
+    # the draws change the values only against a seat that is not fully truthful
+    raises = [a for a in state.legal_actions() if isinstance(a, Raise)][:6]
+    plain = PlayoutEvaluator(view, know, {1: 1.0}, 0.9)
+    assert truthful.values(raises, random.Random(3)) != truthless.values(
+        raises, random.Random(3)
+    )
+    assert plain.values(raises, random.Random(3)) != truthless.values(raises, random.Random(3))
