@@ -17,6 +17,7 @@ from typing import Any
 
 import zmq
 
+from dudo_p2p.consensus.lobby import dialled_host
 from dudo_p2p.consensus.watching import Spectator, Verified
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import InvalidValue
@@ -86,16 +87,19 @@ class Watcher:
 
     def _link_seats(self) -> None:
         """Link to every seat at the address the genesis gives (the one we joined at when it
-        gives none); the link we joined on becomes its seat's (no second connection)."""
+        gives none, or gives a loopback one while we joined over the LAN: a bot the host's
+        window started, as a seat does, ``lobby.dialled_host``); the link we joined on
+        becomes its seat's (no second connection)."""
         joined = self.spectator.rotation.target()
         if joined is not None:
             self.links.rekey(self.seat, joined)
             self.seat = joined
             self.linked.add(joined)
-        for pub, host, port in self.spectator.addresses():
+        for seat, (pub, host, port) in enumerate(self.spectator.addresses()):
             if pub not in self.linked and port:
                 try:
-                    self.links.connect(pub, host or self.joined_host, port)
+                    self.links.connect(pub, dialled_host(host, seat, self.joined_host)
+                                       or self.joined_host, port)
                 except InvalidValue as exc:
                     log.warning("cannot link to seat %s: %s", pub[:4].hex(), exc)
                 self.linked.add(pub)
