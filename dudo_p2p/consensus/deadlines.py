@@ -2,7 +2,7 @@
 
 :meth:`~dudo_p2p.consensus.machine.TableMachine.tick` acts on the clock in a fixed set of
 places: the heartbeat, the re-send while the log is stuck, and the suspicion of
-:meth:`~dudo_p2p.consensus.removal.RemovalMixin._suspect` (a seat silent, back, stalled past
+:meth:`~dudo_p2p.consensus.removal.Removals.suspect` (a seat silent, back, stalled past
 its limit, past its grace, expelled; the table gone). This module mirrors each of those
 conditions and says the earliest time one of them becomes true, so that the node can sleep
 until then (or until a frame) instead of ticking the machine every few milliseconds, and
@@ -21,14 +21,12 @@ strictly (``now - t > limit``), so their deadline is :data:`EPS` past ``t + limi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from dudo_p2p.consensus.presence import REACHED_WAIT
+from dudo_p2p.consensus.acts import ActRace
+from dudo_p2p.consensus.context import SeatContext
+from dudo_p2p.consensus.presence import REACHED_WAIT, Presence
+from dudo_p2p.consensus.removal import Removals
 from dudo_p2p.consensus.replica import EpochPhase
-from dudo_p2p.consensus.timers import awaited
-
-if TYPE_CHECKING:  # the machine imports this module
-    from dudo_p2p.consensus.machine import TableMachine
+from dudo_p2p.consensus.timers import Timers, awaited
 
 EPS = 1e-6  # past a strict timeout's boundary: the first instant its comparison holds
 
@@ -39,69 +37,60 @@ def _past(boundary: float, now: float) -> float:
     return max(boundary + EPS, now + EPS)
 
 
-def next_deadline(machine: TableMachine, now: float) -> float:
-    """The earliest time at which ``machine.tick`` has something to do (see the module
-    docstring); ``now`` when something is due already."""
-    timers = machine.timers
+def next_deadline(ctx: SeatContext, timers: Timers, presence: Presence, removals: Removals,
+                  race: ActRace, now: float) -> float:
+    """The earliest time at which the machine's ``tick`` has something to do (see the
+    module docstring); ``now`` when something is due already."""
     due = [timers.next_heartbeat]
-    if machine.over:
+    if removals.outcome is not None:
         return min(due)
-    hb = machine.timeouts.heartbeat
+    hb = ctx.timeouts.heartbeat
     due.append(max(timers.progress_at + hb, timers.next_resend))
-    due.extend(_suspicion(machine, now))
+    due.extend(_suspicion(ctx, timers, presence, removals, race, now))
     return min(due)
 
 
-def _may_vote(machine: TableMachine, target: int) -> bool:
-    """``_vote`` would sign a vote against ``target`` in the current epoch now."""
-    epoch = machine.replica.epoch
-    parts = epoch.participants
-    if target not in parts or target == machine.seat or machine.seat not in parts:
-        return False
-    return (not machine.votes.voted(epoch.number, target, machine.seat)
-            and (epoch.number, target) not in machine.votes.withdrawn)
-
-
-def _suspicion(machine: TableMachine, now: float) -> list[float]:
-    """The deadlines of ``_suspect``, in its order."""
-    timers, presence, rep = machine.timers, machine.presence, machine.replica
-    silence = machine.timeouts.silence
+def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: Removals,
+               race: ActRace, now: float) -> list[float]:
+    """The deadlines of ``Removals.suspect``, in its order."""
+    rep = ctx.replica
+    silence = ctx.timeouts.silence
     parts = rep.epoch.participants
     epoch = rep.epoch.number
     out: list[float] = []
     for seat in parts:
-        if seat == machine.seat:
+        if seat == ctx.seat:
             continue
         last = timers.last_heard[seat]
         if seat in presence.away:
             if now - last <= silence:
                 out.append(now)  # heard again: SeatReconnected is due
-            elif _may_vote(machine, seat) and not machine._link_doubt(epoch, seat):
+            elif removals.may_vote(seat) and not removals.link_doubt(epoch, seat):
                 grace_end = presence.away[seat]
                 out.append(now if now > grace_end else _past(grace_end, now))
         else:
             out.append(now if now - last > silence else _past(last + silence, now))
-    mine = machine.race.slot.mine
+    mine = race.slot.mine
     acked: set[int] | None = None
     if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
-        acked = machine.race.acks(mine, epoch)
-    waiting, limit = awaited(rep, acked, machine.seating.turn_timer_ms, machine.timeouts)
+        acked = race.acks(mine, epoch)
+    waiting, limit = awaited(rep, acked, ctx.seating.turn_timer_ms, ctx.timeouts)
     if len(parts) == 2:
         limit += presence.grace
     for seat in waiting:
-        if seat == machine.seat or seat in presence.away or not _may_vote(machine, seat):
+        if seat == ctx.seat or seat in presence.away or not removals.may_vote(seat):
             continue
-        if acked is not None and machine._link_doubt(epoch, seat):
+        if acked is not None and removals.link_doubt(epoch, seat):
             continue
         start = max(timers.progress_at, presence.back_at.get(seat, -1e9))
         stuck = timers.stuck_past(limit, now) and not presence.back_within(seat, limit, now)
         out.append(now if stuck else _past(start + limit, now))
-    for seat in machine.expelled & set(parts):
-        if _may_vote(machine, seat):
+    for seat in removals.expelled & set(parts):
+        if removals.may_vote(seat):
             out.append(now)
-    me = machine.seat
+    me = ctx.seat
     others = [t for s, t in timers.last_heard.items() if s != me]
-    if others and machine.outcome is None:
+    if others and removals.outcome is None:
         # every other seat silent past the delay, and no link of ours to one up within
         # REACHED_WAIT (a link that came up holds "table gone" off)
         boundary = max([max(others) + presence.gone_after]

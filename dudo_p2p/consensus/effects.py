@@ -9,9 +9,9 @@ what was written (protocol.md §4.7).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from dudo_p2p.consensus import events as ev
 
@@ -51,6 +51,15 @@ class Log:
 
 
 Effect = Send | Persist | Emit | Log
+
+# The machine's collaborators yield their effects as they make them, in order, and the
+# public call collects them: a step that raises part-way (a peer's bad item in a sync reply)
+# keeps the effects of what it did before (list.extend keeps what the iterator gave), as the
+# state they describe has changed.
+Effects = Iterator[Effect]
+_R = TypeVar("_R")
+# effects, and a value when done (``value = yield from step()``)
+EffectsThen = Generator[Effect, None, _R]
 
 
 class EffectSink(Protocol):

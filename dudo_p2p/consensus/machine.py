@@ -20,18 +20,23 @@ A :class:`TableMachine` is one seat's consensus state machine. It wraps the dete
 - **Catch-up.** A heartbeat showing a longer log triggers a ``sync-request``; replies carry
   chain items, each checked like a live entry (removals carry their votes).
 
-This module is the top layer: the public API, receiving, agreement on acts, re-sends. The
-layers under it and the bookkeeping each have a module and a contract:
-:mod:`~dudo_p2p.consensus.core` (the state, shared primitives, the hooks between layers),
-:mod:`~dudo_p2p.consensus.phases` (concurrent phases, our automatic entries, their events),
-:mod:`~dudo_p2p.consensus.removal` (proofs, suspicion, votes, removals),
-:mod:`~dudo_p2p.consensus.catchup` (sync, telling peers removals);
-:mod:`~dudo_p2p.consensus.acts` (candidates, acks, racing calls),
-:mod:`~dudo_p2p.consensus.faults` (entries by slot, votes, certificates),
-:mod:`~dudo_p2p.consensus.sync` (sync chunks, removal items, pacing),
-:mod:`~dudo_p2p.consensus.timers` (timeouts and deadlines),
-:mod:`~dudo_p2p.consensus.journal` (journal records) and
-:mod:`~dudo_p2p.consensus.effects` (the effect values, re-exported here).
+This module is the one class, :class:`TableMachine`: the public API, receiving, heartbeats.
+It is composed of collaborators, each owning its state and returning the effects it makes:
+:class:`~dudo_p2p.consensus.context.SeatContext` (who we are, the replica, sealing and
+opening entries), :class:`~dudo_p2p.consensus.intake.LogIntake` (entries into the log,
+agreement on acts, journalling, re-sends), :class:`~dudo_p2p.consensus.phases.Phases` (our
+secrets, our automatic entries, the events of phases),
+:class:`~dudo_p2p.consensus.removal.Removals` (proofs, suspicion, votes, removals, how the
+game ended for us), :class:`~dudo_p2p.consensus.catchup.CatchUp` (sync, telling peers their
+removal), :class:`~dudo_p2p.consensus.cuts.Cuts` (relaying across a cut), and the
+bookkeeping of :mod:`~dudo_p2p.consensus.timers`, :mod:`~dudo_p2p.consensus.presence`,
+:mod:`~dudo_p2p.consensus.liveness` and :mod:`~dudo_p2p.consensus.talk`. The calls between
+them form no circle: catch-up uses the intake and removals, the intake uses phases and
+removals; a removal's consequences for the log (:meth:`LogIntake.removed`) are the one step
+handed to :class:`Removals` as a callable. How an epoch's phase changes is
+:mod:`~dudo_p2p.consensus.transitions`; when the machine next needs the time,
+:mod:`~dudo_p2p.consensus.deadlines`; when a finished seat may leave,
+:mod:`~dudo_p2p.consensus.settling`.
 
 Effects are values the node carries out in order: :class:`Persist` (write to the journal
 durably *before* the sends that follow it), :class:`Send`, :class:`Emit` (a session event)
@@ -41,73 +46,203 @@ of :meth:`TableMachine.receive`: bad input becomes a ``Log`` effect and changes 
 
 from __future__ import annotations
 
-from dudo_p2p.consensus import deadlines, journal
+from collections.abc import Iterable
+
+from dudo_p2p.consensus import deadlines, journal, restoring, settling
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus.actions_wire import action_fields
-from dudo_p2p.consensus.bindings import check_ack, check_vote
-from dudo_p2p.consensus.catchup import CatchUpMixin
-from dudo_p2p.consensus.core import VERIFIED_CACHE
-from dudo_p2p.consensus.effects import Effect, Emit, Log, Persist, Send
-from dudo_p2p.consensus.liveness import check_addressed
-from dudo_p2p.consensus.phases import PhasesMixin
-from dudo_p2p.consensus.reasons import Reason
+from dudo_p2p.consensus.acts import ActRace
+from dudo_p2p.consensus.bindings import ReplayGuard
+from dudo_p2p.consensus.catchup import CatchUp
+from dudo_p2p.consensus.context import VERIFIED_CACHE, SeatContext
+from dudo_p2p.consensus.cuts import Cuts
+from dudo_p2p.consensus.effects import Effect, Effects, Emit, Log, Persist, Send
+from dudo_p2p.consensus.faults import VoteBook
+from dudo_p2p.consensus.inbox import Inbox
+from dudo_p2p.consensus.intake import MAX_BUFFERED, LogIntake
+from dudo_p2p.consensus.liveness import Beats
+from dudo_p2p.consensus.phases import Phases
+from dudo_p2p.consensus.presence import Presence
+from dudo_p2p.consensus.reasons import Outcome
 from dudo_p2p.consensus.record import encode_record
-from dudo_p2p.consensus.removal import RemovalMixin
-from dudo_p2p.consensus.replica import ChainItem, EpochPhase, NotYet, Seating, Stale
+from dudo_p2p.consensus.removal import Removals
+from dudo_p2p.consensus.replica import EpochPhase, Replica, Seating
 from dudo_p2p.consensus.secrets import EpochSecrets, RandomBytes
-from dudo_p2p.consensus.sync import SYNC_BUDGET
-from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS, Timeouts
+from dudo_p2p.consensus.sync import SYNC_BUDGET, SyncPacer
+from dudo_p2p.consensus.talk import TalkBook
+from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS, Timeouts, Timers
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.errors import (
-    CommitmentMismatch,
-    DecryptError,
-    DudoError,
-    IllegalAction,
-    RemoteProtocolError,
-)
-from dudo_p2p.protocol.envelope import Envelope, peek
+from dudo_p2p.errors import IllegalAction
+from dudo_p2p.protocol.envelope import Envelope
 from dudo_p2p.protocol.kinds import (
-    Ack,
     Act,
-    BadDeal,
     Bye,
-    Commit,
-    Heartbeat,
-    Proof,
-    SyncReply,
-    SyncRequest,
     Talk,
-    Vote,
 )
-from dudo_p2p.rules import PlayerAction, SeatView
+from dudo_p2p.rules import GameState, PlayerAction, SeatView
 
 __all__ = [
     "MAX_BUFFERED", "SYNC_BUDGET", "VERIFIED_CACHE",
     "Effect", "Emit", "Log", "Persist", "Send", "TableMachine", "Timeouts",
 ]
 
-MAX_BUFFERED = 512
 
+class TableMachine:
+    """One seat's live consensus. See the module docstring for the protocol it runs and
+    the collaborators it is made of. ``TableMachine(identity, seating, rng, now,
+    timeouts=...)`` raises IllegalAction when the identity has no seat; :meth:`restore`
+    rebuilds one from its journal."""
 
-class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
-    """One seat's live consensus. See the module docstring for the protocol it runs.
+    def __init__(
+        self,
+        identity: Identity,
+        seating: Seating,
+        rng: RandomBytes,
+        now: float,
+        *,
+        timeouts: Timeouts = DEFAULT_TIMEOUTS,
+    ) -> None:
+        self.ctx = ctx = SeatContext(identity, seating, rng, timeouts)
+        self.timers = Timers(timeouts, seating.n, now)
+        self.presence = Presence(timeouts.silence, seating.grace_ms / 1000)
+        self.race = ActRace(ctx.seat)
+        self.replays = ReplayGuard()  # acks and votes taken: the same frame again is a replay
+        self.cuts = Cuts(ctx.seat)  # seats that cannot hear a seat we hear: we relay to them
+        self.beats = Beats()  # our heartbeats' counter and link nonces (liveness.py)
+        self.talk_book = TalkBook()  # table talk: pace and replays (never in the log)
+        self.phases = Phases(ctx, self.timers)
+        self.removals = Removals(ctx, self.timers, self.presence, self.race, self.replays,
+                                 self._removed)
+        self.intake = LogIntake(ctx, self.timers, self.race, self.phases, self.removals)
+        self.catchup = CatchUp(ctx, self.intake, self.removals)
+        self.inbox = Inbox(ctx, self.timers, self.intake, self.removals, self.catchup,
+                           self.cuts, self.replays, self.talk_book)
+        # next_deadline, kept until the next public call changes the state (every one ends
+        # in _run; heard() and reached() clear it too): the node asks once or twice a
+        # wake-up, and between public calls nothing becomes due before it
+        self._deadline: float | None = None
+        self._legal: tuple[GameState, list[PlayerAction]] | None = None  # legal_actions'
+        # handed out before the next public call's effects
+        self._held: list[Effect] = [Emit(ev.GameStarted(seating.names, seating.rules))]
 
-    ``TableMachine(identity, seating, rng, now, timeouts=...)`` (the constructor is
-    :class:`~dudo_p2p.consensus.core.MachineCore`'s) raises IllegalAction when the identity
-    has no seat; :meth:`restore` rebuilds one from its journal."""
+    def _removed(self, epoch: int, voided: bool, now: float) -> Effects:
+        return self.intake.removed(epoch, voided, now)
 
-    # ---- public API ---------------------------------------------------------------------
+    # ---- who we are, and what the collaborators hold -----------------------------------------
+
+    @property
+    def identity(self) -> Identity:
+        return self.ctx.identity
+
+    @property
+    def seating(self) -> Seating:
+        return self.ctx.seating
+
+    @property
+    def seat(self) -> int:
+        return self.ctx.seat
+
+    @property
+    def replica(self) -> Replica:
+        """The replica of the log (read it; only the machine changes it)."""
+        return self.ctx.replica
+
+    @property
+    def timeouts(self) -> Timeouts:
+        return self.ctx.timeouts
+
+    @property
+    def secrets(self) -> EpochSecrets | None:
+        """Our secrets of the current epoch, once drawn."""
+        return self.phases.secrets
+
+    @property
+    def votes(self) -> VoteBook:
+        return self.removals.votes
+
+    @property
+    def certificates(self) -> dict[tuple[int, int], list[bytes]]:
+        """The removal certificates we hold, by (epoch, removed seat): the votes of each."""
+        return self.removals.votes.certificates
+
+    @property
+    def expelled(self) -> set[int]:
+        """The seats caught cheating."""
+        return self.removals.expelled
+
+    @property
+    def proofs(self) -> list[tuple[bytes, bytes]]:
+        """The equivocation proofs we hold, for the record."""
+        return self.removals.proofs
+
+    @property
+    def removed_me(self) -> bool:
+        return self.removals.removed_me
+
+    @property
+    def abandoned(self) -> list[bytes]:
+        """The claims that ended the game abandoned (§4.6); [] when it was not."""
+        return self.removals.abandoned
+
+    @property
+    def abandoned_by(self) -> int | None:
+        """The seat the abandoning claims were about."""
+        return self.removals.abandoned_by
+
+    @property
+    def table_gone(self) -> bool:
+        return self.removals.table_gone
+
+    @property
+    def act_certs(self) -> dict[bytes, list[bytes]]:
+        """The certificate (signed acks) of every act we chained, by its digest."""
+        return self.intake.act_certs
+
+    @property
+    def peer_lengths(self) -> dict[int, int]:
+        """Each seat's log length, as its last heartbeat said."""
+        return self.catchup.peer_lengths
+
+    @property
+    def peer_heads(self) -> dict[int, bytes]:
+        """Each seat's head, as its last heartbeat said."""
+        return self.catchup.peer_heads
+
+    @property
+    def pacer(self) -> SyncPacer:
+        return self.catchup.pacer
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended for our seat, or None while it runs."""
+        return self.removals.outcome
 
     @property
     def over(self) -> bool:
         """The game is over for our seat: it ended, the table removed us, it was abandoned
         or the table is gone (:attr:`outcome` says which)."""
-        return self.outcome is not None
+        return self.removals.outcome is not None
 
-    @property
-    def certificates(self) -> dict[tuple[int, int], list[bytes]]:
-        """The removal certificates we hold, by (epoch, removed seat): the votes of each."""
-        return self.votes.certificates
+    def open_frame(self, frame: bytes) -> Envelope:
+        """``frame`` authenticated as a message of this table (RemoteProtocolError
+        otherwise: ``open_envelope`` with our game and seats), through the cache of verified
+        frames, so that a frame checked here before :meth:`receive` (the node's link proof
+        of a heartbeat) is not verified twice."""
+        return self.ctx.open(frame)
+
+    def untold(self, now: float) -> set[int]:
+        """Seats that have not shown they heard of their removal (CatchUp.untold)."""
+        return self.catchup.untold(now)
+
+    def settled(self, over_at: float, now: float) -> bool:
+        """Our game ended at ``over_at`` and leaving at ``now`` strands no one
+        (:func:`~dudo_p2p.consensus.settling.settled`)."""
+        return settling.settled(self.ctx, self.removals, self.catchup, over_at, now)
+
+    def settle_deadline(self, over_at: float, now: float) -> float:
+        """When :meth:`settled` may next turn true by the clock alone (``inf``: only a
+        frame can settle us; :func:`~dudo_p2p.consensus.settling.settle_deadline`)."""
+        return settling.settle_deadline(self.removals, self.catchup, over_at, now)
 
     @property
     def next_heartbeat(self) -> float:
@@ -120,22 +255,26 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
         is a wasted call, never a change (:mod:`~dudo_p2p.consensus.deadlines`). A node sleeps
         until then or until a frame arrives."""
         if self._deadline is None:
-            self._deadline = deadlines.next_deadline(self, now)
+            self._deadline = deadlines.next_deadline(
+                self.ctx, self.timers, self.presence, self.removals, self.race, now)
         return self._deadline
+
+    # ---- the game, for the session ----------------------------------------------------------
 
     def view(self) -> SeatView:
         """Our seat's view: public state plus the dice our secrets let us see."""
         own: tuple[int, ...] | None = None
         others: dict[int, tuple[int, ...]] = {}
-        if self.secrets is not None and self.replica.phase is EpochPhase.BIDDING:
-            own, others = self.secrets.visible_dice(self.replica, self.seat)
-        return self.replica.engine.view(self.seat, own, others=others)
+        secrets, rep = self.phases.secrets, self.ctx.replica
+        if secrets is not None and rep.phase is EpochPhase.BIDDING:
+            own, others = secrets.visible_dice(rep, self.seat)
+        return rep.engine.view(self.seat, own, others=others)
 
     def legal_actions(self) -> list[PlayerAction]:
         """What our seat may submit now ([] while the table has not agreed the last act)."""
         if not self._may_submit():
             return []
-        engine = self.replica.engine
+        engine = self.ctx.replica.engine
         cached = self._legal
         if cached is None or cached[0] is not engine:
             # the engine is immutable and replaced by every change of the game: its legal
@@ -145,68 +284,91 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
                 a for a in engine.legal_actions(self.seat) if isinstance(a, PlayerAction)])
         return list(cached[1])
 
+    def _may_submit(self) -> bool:
+        phase = self.ctx.replica.phase
+        return (
+            not self.over
+            and phase in (EpochPhase.SETUP, EpochPhase.BIDDING)
+            and self.race.slot.mine is None
+            and (self.phases.secrets is not None or phase is EpochPhase.SETUP)
+        )
+
     def submit(self, action: PlayerAction, now: float) -> list[Effect]:
         """Sign and send our action. Raises IllegalAction (nothing changes) when not legal."""
         if not self._may_submit():
             raise IllegalAction("wait: the table has not agreed on the last action yet")
         if getattr(action, "seat", None) != self.seat:
             raise IllegalAction("an action for another seat")
-        why = self.replica.engine.why_illegal(action)
+        rep = self.ctx.replica
+        why = rep.engine.why_illegal(action)
         if why is not None:
             raise IllegalAction(why)
         kind, count, face, option = action_fields(action)
-        body = Act(self.replica.head, kind, count, face, option)
-        env = self._seal(self.replica.epoch.acts, body)
-        self.own_current = env.to_bytes()
-        self._out.append(Persist(journal.own_record(self.own_current), durable=True))
-        self._out.append(Send(self.own_current))
-        self._consider(env, now)
-        return self._flush(now)
+        env = self.ctx.seal(rep.epoch.acts, Act(rep.head, kind, count, face, option))
+        own = self.phases.own_current = env.to_bytes()
+        return self._run(self._submitted(own, env, now))
+
+    def _submitted(self, own: bytes, env: Envelope, now: float) -> Effects:
+        yield Persist(journal.own_record(own), durable=True)  # durable: before it leaves
+        yield Send(own)
+        yield from self.intake.consider(env, now)
+
+    def talk(self, phrase: int, now: float) -> list[Effect]:
+        """Say quick phrase ``phrase`` to the table (signed, not in the log); nothing when we
+        spoke less than a second ago (``consensus.talk``)."""
+        if not self.talk_book.may_send(now):
+            return []
+        frame = self.ctx.seal(self.talk_book.counter, Talk(phrase)).to_bytes()
+        return self._run([Send(frame)])
+
+    def leave(self, now: float) -> list[Effect]:
+        """Tell the table we leave for good (and consent to our removal: §4.6)."""
+        return self._run(self._leaving())
+
+    def _leaving(self) -> Effects:
+        yield from self.removals.consent()
+        yield Send(self.ctx.seal(0, Bye("quit")).to_bytes())
+
+    def record(self, genesis: bytes, signatures: list[bytes]) -> bytes:
+        """The game record of our chain so far (see :mod:`dudo_p2p.consensus.record`)."""
+        return encode_record(
+            genesis, signatures, self.ctx.replica.chain, self.removals.votes.certificates,
+            self.removals.proofs, self.removals.abandoned,
+        )
 
     def receive(self, frame: bytes, now: float) -> list[Effect]:
-        """Handle one frame from the wire; bad input becomes a Log effect, never an exception."""
-        if self._duplicate_relay(frame):
-            return []
-        try:
-            # through the cache of verified frames: an entry opened here comes back inside
-            # the first ack of it, and is not verified a second time then (core._open_entry)
-            env = self._open(frame)
-        except RemoteProtocolError as exc:
-            self._out.append(Log("warning", f"rejected frame: {type(exc).__name__}: {exc}"))
-            return self._flush(now)
-        author = self.seating.seat_of(env.author)
-        assert author is not None  # known_authors guarantees it
-        if author == self.seat:
-            return self._flush(now)  # our own message relayed back
-        if isinstance(env.body, Vote):
-            self._note_cut(author, env.body, now)
-        try:
-            self._check_context(env)
-        except RemoteProtocolError as exc:
-            # refused before it counts for anything, a sign of life included (§6)
-            self._out.append(Log("info", f"refused {env.kind} of seat {author}: {exc}"))
-            return self._flush(now)
-        # no "heard" here: a signed frame may come from anyone holding a copy (liveness.py)
-        try:
-            self._dispatch(author, env, now)
-        except DudoError as exc:  # remote faults, and illegal actions a peer signed
-            self._out.append(Log("warning", f"rejected {env.kind} from seat {author}: {exc}"))
-            return self._flush(now)
-        for seat in self.cuts.relay_to(author, env.kind, env.digest()):  # cuts.py
-            self._out.append(Send(frame, to=seat))
-        return self._flush(now)
+        """Handle one frame from the wire (:class:`~dudo_p2p.consensus.inbox.Inbox`); bad
+        input becomes a Log effect, never an exception."""
+        if self.inbox.duplicate_relay(frame):
+            return []  # nothing changed at all
+        return self._run(self.inbox.receive(frame, now))
 
-    def _note_cut(self, voter: int, vote: Vote, now: float) -> None:
-        """A signed vote, even one of an epoch we left (stale for the tally, it still says
-        what its author hears): a seat we hear voted out for silence is cut off from its
-        voter, and we relay its entries to it from now on (:mod:`~dudo_p2p.consensus.cuts`)."""
-        target = self.seating.seat_of(vote.target)
-        if target is None:
-            return
-        heard = not self.timers.silent(target, now)
-        if self.cuts.note(voter, target, Reason.parse(vote.reason), heard):
-            self._out.append(Log("info", f"seat {voter} votes seat {target} out, which we "
-                                         "hear: we relay that seat's entries to it"))
+    @classmethod
+    def restore(
+        cls,
+        identity: Identity,
+        seating: Seating,
+        records: list[bytes],
+        rng: RandomBytes,
+        now: float,
+        *,
+        timeouts: Timeouts = DEFAULT_TIMEOUTS,
+    ) -> TableMachine:
+        """A machine rebuilt from its journal after a crash: the chain is replayed through the
+        same checks as live entries, our secrets and our own unagreed act are taken back (so
+        we re-send the very same entries, never different ones), then we ask the table for
+        whatever we missed. Raises RemoteProtocolError on a journal that does not replay."""
+        machine = cls(identity, seating, rng, now, timeouts=timeouts)
+        # the restored machine's first effects: not the game's start (it started before)
+        machine._held = list(restoring.replay_journal(
+            records, now, machine.intake, machine.removals, machine.phases, machine.catchup))
+        return machine
+
+    # ---- time ---------------------------------------------------------------------------
+
+    def start(self, now: float) -> list[Effect]:
+        """First effects after construction (our epoch-0 commitment)."""
+        return self._run(self.intake.advance(now))
 
     def heard(self, seat: int, now: float) -> None:
         """A fresh frame from ``seat`` arrived on its own proven connection (the node's call,
@@ -228,346 +390,31 @@ class TableMachine(CatchUpMixin, RemovalMixin, PhasesMixin):
             self._deadline = None  # next_deadline: the heartbeat is due now
 
     def tick(self, now: float) -> list[Effect]:
-        """Timers: heartbeats, suspicion votes. Call at least a few times a second. A seat
-        that knows it was removed beats no more: its silence is what shows the seats that
-        told it that it heard (:meth:`untold`), even while a window still shows the end."""
+        """Timers: heartbeats, re-sends, suspicion votes (:meth:`next_deadline` says when
+        one is due). A seat that knows it was removed beats no more: its silence is what
+        shows the seats that told it that it heard (:meth:`untold`), even while a window
+        still shows the end."""
+        return self._run(self._ticked(now))
+
+    def _ticked(self, now: float) -> Effects:
         if self.timers.heartbeat_due(now) and not self.removed_me:
-            head, length = self.replica.head, len(self.replica.chain)
-            for seat, body in self.beats.round(head, length, self.seating, self.seat):
-                self._out.append(Send(self._seal(0, body).to_bytes(), to=seat))
+            rep = self.ctx.replica
+            for seat, body in self.beats.round(rep.head, len(rep.chain), self.seating,
+                                               self.seat):
+                yield Send(self.ctx.seal(0, body).to_bytes(), to=seat)
         if not self.over:
-            self._resend(now)
-            self._suspect(now)
-        return self._flush(now)
+            yield from self.intake.resend(now)
+            yield from self.removals.suspect(now)
 
-    def start(self, now: float) -> list[Effect]:
-        """First effects after construction (our epoch-0 commitment)."""
-        self._advance(now)
-        return self._flush(now)
-
-    def record(self, genesis: bytes, signatures: list[bytes]) -> bytes:
-        """The game record of our chain so far (see :mod:`dudo_p2p.consensus.record`)."""
-        return encode_record(
-            genesis, signatures, self.replica.chain, self.votes.certificates, self.proofs,
-            self.abandoned,
-        )
-
-    @classmethod
-    def restore(
-        cls,
-        identity: Identity,
-        seating: Seating,
-        records: list[bytes],
-        rng: RandomBytes,
-        now: float,
-        *,
-        timeouts: Timeouts = DEFAULT_TIMEOUTS,
-    ) -> TableMachine:
-        """A machine rebuilt from its journal after a crash: the chain is replayed through the
-        same checks as live entries, our secrets and our own unagreed act are taken back (so
-        we re-send the very same entries, never different ones), then we ask the table for
-        whatever we missed. Raises RemoteProtocolError on a journal that does not replay."""
-        machine = cls(identity, seating, rng, now, timeouts=timeouts)
-        rep = machine.replica
-        own: list[bytes] = []
-        for record in journal.read_journal(records):
-            match record:
-                case journal.Item(data):
-                    rep.replay([ChainItem(rep.epoch.number, b"", data)], machine._open)
-                case journal.Agreed(data, acks):
-                    rep.replay([ChainItem(rep.epoch.number, b"", data)], machine._open)
-                    machine.act_certs[rep.chain[-1].digest] = acks
-                case journal.Removal(epoch, target, reason, votes):
-                    machine.votes.certificates[(epoch, target)] = votes
-                    # at the epoch it names: a removal joined to the epoch just voided by
-                    # another (§4.6) would otherwise be chained as one of the next epoch
-                    rep.remove(target, reason, epoch)
-                case journal.Secrets(fields):
-                    machine.secrets = EpochSecrets.from_record(fields)
-                case journal.Own(data):
-                    own.append(data)
-                case journal.Abandoned(seat, _, claims):
-                    machine.abandoned, machine.abandoned_by = claims, seat
-        machine.persisted_len = len(rep.chain)
-        rep.spilled = []  # in the journal already
-        machine.seen = {item.digest for item in rep.chain}
-        if machine.secrets is not None and machine.secrets.epoch != rep.epoch.number:
-            machine.secrets = None
-        machine._out = [Log("info", f"restored {len(rep.chain)} entries from the journal")]
-        for data in own:
-            env = machine._open(data)
-            if env.round_no == rep.epoch.number and env.seq == rep.epoch.acts:
-                machine.own_current = data
-                machine._out.append(Send(data))
-                machine._consider(env, now)
-        machine._ask_everyone(now)
-        return machine
-
-    def talk(self, phrase: int, now: float) -> list[Effect]:
-        """Say quick phrase ``phrase`` to the table (signed, not in the log); nothing when we
-        spoke less than a second ago (``consensus.talk``)."""
-        if not self.talk_book.may_send(now):
-            return []
-        self._out.append(Send(self._seal(self.talk_book.counter, Talk(phrase)).to_bytes()))
-        return self._flush(now)
-
-    def leave(self, now: float) -> list[Effect]:
-        """Tell the table we leave for good (and consent to our removal: §4.6)."""
-        self._consent()
-        self._out.append(Send(self._seal(0, Bye("quit")).to_bytes()))
-        return self._flush(now)
-
-    # ---- receiving ----------------------------------------------------------------------
-
-    def _duplicate_relay(self, frame: bytes) -> bool:
-        """An ack relaying a commit, nonce, reveal or result-sign we already hold changes
-        nothing, so it is dropped before its signature is checked (n - 2 of every n - 1
-        relays are such duplicates). Acks of acts always count: they are votes."""
-        peeked = peek(frame, body=True)
-        if peeked is None or peeked.kind != "ack":
-            return False
-        body = peeked.body
-        entry = body.get("entry") if isinstance(body, dict) else None
-        held = self._verified.get(entry) if isinstance(entry, bytes) else None
-        return held is not None and not isinstance(held.body, Act) and held.digest() in self.seen
-
-    def _check_context(self, env: Envelope) -> None:
-        """RemoteProtocolError for an ack or a vote not bound to what it is about, of an
-        epoch we have left, or taken before (a replay; :mod:`~dudo_p2p.consensus.bindings`),
-        and for a proof, sync or bye with a seq other than 0 (protocol.md §4.10)."""
-        rep = self.replica
-        if isinstance(env.body, Proof | BadDeal | SyncRequest | SyncReply | Bye) and env.seq != 0:
-            raise RemoteProtocolError(f"a {env.kind} travels with seq 0, not {env.seq}")
-        if isinstance(env.body, Ack):
-            inner = self._open(env.body.entry)
-            check_ack(env, inner)
-            if env.round_no < rep.epoch.number or (
-                isinstance(inner.body, Act) and env.round_no == rep.epoch.number
-                and env.seq < rep.epoch.acts
-            ):
-                raise RemoteProtocolError(f"stale: an ack of ({env.round_no}, {env.seq})")
-        elif isinstance(env.body, Vote):
-            check_vote(env, self.seating)
-            if rep.removal_epoch(env.round_no) is None:
-                raise RemoteProtocolError(f"stale: a vote of epoch {env.round_no}")
-        else:
-            return
-        if self.replays.replayed(env):
-            raise RemoteProtocolError("a replay of a frame already taken")
-
-    def _dispatch(self, author: int, env: Envelope, now: float) -> None:
-        body = env.body
-        match body:
-            case Ack(entry=entry):
-                epoch = self.replica.epoch.number
-                inner = self._open(entry)
-                inner_author = self.seating.seat_of(inner.author)
-                if inner_author is not None and inner_author != self.seat:
-                    self._observe_relay(author, inner, now)
-                    self._consider(inner, now)
-                if isinstance(inner.body, Act) and inner.round_no == epoch:
-                    ep = self.replica.epoch
-                    self.race.record_ack(inner, author, ep.number, ep.acts, env.to_bytes())
-                    self.replays.take(env)
-                    self._settle_race()
-                    self._try_finalize(now)
-                elif inner.round_no == epoch and inner.digest() in self.seen:
-                    self.replays.take(env)
-            case Vote():
-                self._take_vote(author, env, now)
-            case Proof(first=first, second=second):
-                self._take_proof(first, second, now)
-            case BadDeal():
-                self._take_bad_deal(author, env, now)
-            case Heartbeat(head=head, length=length):
-                check_addressed(body, self.identity.public_key)
-                self._take_heartbeat(author, head, length, now)
-            case SyncRequest(have=have):
-                self._answer_sync(author, have, now)
-            case SyncReply(start=start, entries=entries, more=more):
-                self._take_reply(author, start, entries, more, now)
-            case Bye():
-                self._vote(author, Reason.QUIT, now)
-            case Talk(phrase=phrase):  # table talk: shown or dropped, never in the log
-                why = self.talk_book.take(author, env, self.replica.epoch.number, now)
-                self._out.append(Emit(ev.TalkHeard(author, phrase)) if why is None
-                                 else Log("info", f"dropped talk of seat {author}: {why}"))
-            case _:
-                self._consider(env, now)
-
-    def _consider(self, env: Envelope, now: float) -> None:
-        """Check a log entry (ours or a peer's) and take it into the log if it fits."""
-        digest = env.digest()
-        if digest in self.seen:
-            return
-        author = self.seating.seat_of(env.author)
-        if author is None:
-            raise RemoteProtocolError("entry by an unknown author")
-        if self.abandoned:
-            # the game ended abandoned for us (§4.6): an entry chained now could still
-            # finish it with a winner (the last result signature of a seat we claimed
-            # silent), so the log stays where the claim found it
-            return
-        if self.entries.rivals(env, digest):
-            self._equivocation(env, now)
-            return
-        if author in self.expelled:
-            return
-        if self.votes.voted(env.round_no, author, self.seat):
-            # we voted this seat out of this epoch: taking its late entries now could let us
-            # complete the epoch while the others void it by the removal (a split); we wait
-            # for the certificate instead
-            return
+    def _run(self, steps: Iterable[Effect]) -> list[Effect]:
+        """Every public call that may change the state ends here: its effects, in order,
+        after any held (since construction, or from a call that raised). A step that raises
+        leaves what it did held for the next call (the state it describes has changed)."""
+        out, self._held = self._held, []
         try:
-            if isinstance(env.body, Act):
-                self.replica.check_act(env)
-            else:
-                self.replica.check_concurrent(env)
-        except NotYet:
-            if len(self.buffer) < MAX_BUFFERED:
-                self.buffer.append(env)
-            return
-        except Stale:
-            return
-        except CommitmentMismatch as exc:
-            self._bad_opening(env, author, str(exc), now)
-            return
-        self.entries.accept(env, digest)
-        self.seen.add(digest)
-        if isinstance(env.body, Act):
-            # an act is acked (and so relayed) only when it is the candidate we choose
-            self._candidate(env, author, now)
-        else:
-            # concurrent entries are relayed only when the log is stuck (_relay_epoch)
-            if isinstance(env.body, Commit) and author != self.seat and env.body.sealed:
-                try:
-                    self._ensure_secrets().take_sealed(
-                        self.replica, self.seat, author, env.body, self.identity
-                    )
-                except DecryptError as exc:
-                    self._out.append(Log("warning", f"seat {author} sealed a bad share: {exc}"))
-            if isinstance(env.body, Commit) and author != self.seat and env.body.vss_cs:
-                self._check_deal(env, author, now)  # before the seed: §3.7
-            self._after_concurrent(env, now)
-
-    def _relay(self, env: Envelope, author: int) -> None:
-        """Ack a peer's entry to everyone, once (our own entries were sent already)."""
-        digest = env.digest()
-        if author == self.seat or digest in self.relayed:
-            return
-        self.relayed.add(digest)
-        ack = self._ack(env)
-        if ack is not None:
-            ep = self.replica.epoch
-            self.race.record_ack(env, self.seat, ep.number, ep.acts, ack)  # for its certificate
-            self._out.append(Send(ack))
-
-    # ---- lost frames: re-sends while the log is stuck ------------------------------------
-
-    def _resend(self, now: float) -> None:
-        """Frames get lost (a peer restarting, a full queue): while the log is stuck, send our
-        entry for the current position and our ack again, once per heartbeat interval."""
-        if not self.timers.resend_due(now):
-            return
-        if self.own_current is not None:
-            self._out.append(Send(self.own_current))
-        mine = self.race.slot.mine
-        if mine is not None:
-            env = self.race.slot.candidates[mine]
-            ack = self._ack(env) if env.author != self.identity.public_key else None
-            if ack is not None:
-                self._out.append(Send(ack))
-        self._relay_epoch()
-        # a lost vote must not leave a peer behind
-        for vote in self.votes.own(self.replica.epoch.number, self.seat):
-            self._out.append(Send(vote))
-
-    def _relay_epoch(self) -> None:
-        """Relay every concurrent entry of this epoch we hold (chained or pending, ours too).
-        Only when the log is stuck: in an honest round every seat sends its own entry to all
-        and relays would be pure overhead; but a frame may be lost after its sender moved on
-        (it no longer re-sends it), and if a seat sent different entries to different peers,
-        the peers end up on different heads and stall — and then these relays put the two
-        versions side by side, which is the proof (§4.5)."""
-        ep = self.replica.epoch
-        held = [item.data for item in self.replica.chain[ep.anchor_index :] if item.data]
-        held += [env.to_bytes() for env in ep.pending.values()]
-        for data in held:
-            env = self._open(data)
-            if isinstance(env.body, Act):
-                continue
-            if env.author == self.identity.public_key:
-                # ours, already chained here: a peer that lost it cannot move on without it
-                self._out.append(Send(data))
-            else:
-                ack = self._ack(env)
-                if ack is not None:
-                    self._out.append(Send(ack))
-
-    # ---- acts: candidates, acks, racing calls (the bookkeeping is acts.ActRace) ---------
-
-    def _candidate(self, env: Envelope, author: int, now: float) -> None:
-        if self.race.offer(env, author, self.replica.epoch.number):
-            # the step timeout for the acks of the act we now ack counts from here, not from
-            # the last move of the log: a seat may think as long as its turn allows (no turn
-            # timer: for ever), and a log stuck that long made us vote out, at our next tick,
-            # every seat whose ack had not arrived within it (a human's 8 s think, then one
-            # peer 200 ms slow under load, was removed for 'timeout')
-            self.timers.progress_at = now
-            self._relay(env, author)
-        self._settle_race()
-        self._try_finalize(now)
-
-    def _settle_race(self) -> None:
-        epoch = self.replica.epoch.number
-        winner = self.race.settle(epoch, self.replica.engine, self.seating)
-        if winner is not None:
-            author = self.seating.seat_of(winner.author)
-            assert author is not None
-            self._relay(winner, author)
-
-    def _try_finalize(self, now: float) -> None:
-        ep = self.replica.epoch
-        env = self.race.agreed(ep.number, ep.participants)
-        if env is None:
-            return
-        author = self.seating.seat_of(env.author)
-        assert author is not None  # a checked candidate
-        self.act_certs[env.digest()] = self.race.certificate(env, author, ep.participants)
-        action = self.replica.chain_act(env)
-        self._chained(now)
-        self._out.append(Emit(ev.ActionTaken(action)))
-        self._turn_event(now)
-        self._advance(now)
-
-    def _may_submit(self) -> bool:
-        phase = self.replica.phase
-        return (
-            not self.over
-            and phase in (EpochPhase.SETUP, EpochPhase.BIDDING)
-            and self.race.slot.mine is None
-            and (self.secrets is not None or phase is EpochPhase.SETUP)
-        )
-
-    def _chained(self, now: float) -> None:
-        """The head moved: journal the new items, reset per-slot state, retry the buffer."""
-        for data in self.replica.spilled:  # reveals a void after a withhold dropped
-            self._out.append(Persist(journal.item_record(data)))
-        self.replica.spilled = []
-        for item in self.replica.chain[self.persisted_len :]:
-            if item.removed_seat is None:
-                cert = self.act_certs.get(item.digest)
-                record = journal.item_record(item.data) if cert is None else (
-                    journal.agreed_record(item.data, cert))
-                self._out.append(Persist(record))
-        self.persisted_len = len(self.replica.chain)
-        self.timers.progress_at = now
-        self.own_current = None
-        self.race.next_slot()
-        pending, self.buffer = self.buffer, []
-        for env in pending:
-            self.seen.discard(env.digest())
-            try:
-                self._consider(env, now)
-            except DudoError as exc:
-                self._out.append(Log("warning", f"dropped buffered {env.kind}: {exc}"))
+            out.extend(steps)
+        except BaseException:
+            self._held = out
+            raise
+        self._deadline = None  # the state moved: next_deadline computes it again
+        return out

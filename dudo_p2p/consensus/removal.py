@@ -1,8 +1,13 @@
 """Faults and removal, the machine's side (protocol.md §4.5, §4.6): proofs, suspicion, votes.
 
-:class:`RemovalMixin` is the layer of :class:`~dudo_p2p.consensus.machine.TableMachine` that
-acts on faults; the bookkeeping is :mod:`~dudo_p2p.consensus.faults` (votes, certificates,
-evidence) and :mod:`~dudo_p2p.consensus.presence` (disconnected seats, the grace):
+:class:`Removals` is the collaborator of :class:`~dudo_p2p.consensus.machine.TableMachine`
+that acts on faults; the bookkeeping is :mod:`~dudo_p2p.consensus.faults` (votes,
+certificates, evidence) and :mod:`~dudo_p2p.consensus.presence` (disconnected seats, the
+grace). It owns the seats expelled, the proofs and votes, and how the game ended for us
+(removed, abandoned, table gone); every method yields the effects it makes, in order, and
+what a removal does to the rest of the log (journalling it, forgetting our secrets of a
+voided epoch, chaining on, our next entry) is the machine's ``on_removed`` step, which
+:meth:`Removals.maybe_remove` calls right after the removal:
 
 - a second, different entry for a taken slot, or a ``proof`` from a peer, is checked
   (:func:`~dudo_p2p.consensus.evidence.check_proof`), kept for the record, broadcast once,
@@ -27,94 +32,50 @@ evidence) and :mod:`~dudo_p2p.consensus.presence` (disconnected seats, the grace
 
 from __future__ import annotations
 
+from collections.abc import Callable, Container
+
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus import journal
 from dudo_p2p.consensus.act_certs import agreed_item
-from dudo_p2p.consensus.bindings import check_vote
-from dudo_p2p.consensus.core import MachineCore
+from dudo_p2p.consensus.acts import ActRace
+from dudo_p2p.consensus.bindings import ReplayGuard, check_vote
+from dudo_p2p.consensus.context import SeatContext
 from dudo_p2p.consensus.dealing import bad_deal_evidence, proves_bad_deal, received_share
-from dudo_p2p.consensus.effects import Emit, Log, Persist, Send
-from dudo_p2p.consensus.evidence import bad_opening, check_proof
+from dudo_p2p.consensus.effects import Effects, Emit, Log, Persist, Send
+from dudo_p2p.consensus.evidence import bad_opening, check_proof, proves_cheat
+from dudo_p2p.consensus.faults import VoteBook, majority_removed
+from dudo_p2p.consensus.presence import Presence
 from dudo_p2p.consensus.reasons import CheatKind, Outcome, Reason
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.consensus.sync import removal_certificate
-from dudo_p2p.consensus.timers import awaited
+from dudo_p2p.consensus.timers import Timers, awaited
 from dudo_p2p.errors import RemoteProtocolError
 from dudo_p2p.protocol.envelope import Envelope
 from dudo_p2p.protocol.kinds import BadDeal, Commit, Proof, Vote
 
+# the machine's step after a removal of ``epoch`` (``voided``: it voided the epoch)
+OnRemoved = Callable[[int, bool, float], Effects]
 
-class RemovalMixin(MachineCore):
+
+class Removals:
     """Equivocation proofs, suspicion, votes and removals (see the module docstring)."""
 
-    def _equivocation(self, env: Envelope, now: float) -> None:
-        """``env`` is a second, different entry for a slot already taken: take the proof."""
-        first = self.entries.first(env)
-        if first is None:
-            return
-        self._take_proof(first, env.to_bytes(), now)
-
-    def _take_proof(self, first: bytes, second: bytes, now: float) -> None:
-        """Check two entries as a proof (raises if they are not one); the first proof
-        against a seat is kept, broadcast, and expels and votes out its author."""
-        a, b = self._open(first), self._open(second)
-        check_proof(a, b)
-        seat = self.seating.seat_of(a.author)
-        assert seat is not None
-        if seat in self.expelled:
-            return
-        self.expelled.add(seat)
-        self.proofs.append((first, second))
-        self.votes.evidence.setdefault(seat, (first, second))
-        self._out.append(Send(self._seal(0, Proof(first, second)).to_bytes()))
-        self._cheat(seat, CheatKind.EQUIVOCATION, f"two {a.kind} entries for one slot", now)
-
-    def _bad_opening(self, env: Envelope, seat: int, detail: str, now: float) -> None:
-        """``env``, a nonce or reveal by ``seat``, does not open its commitment: keep the
-        commit and the opening as evidence (a two-seat removal needs it), then tell, vote."""
-        pair = bad_opening(self.replica, seat, env, self._open)
-        if pair is not None:
-            self.votes.evidence.setdefault(seat, pair)
-        self._cheat(seat, CheatKind.BAD_REVEAL, detail, now)
-
-    def _check_deal(self, commit: Envelope, dealer: int, now: float) -> None:
-        """Check our share of ``dealer``'s dice key in its ``commit`` (§3.7, dealing.py): a
-        share that does not check is proved to everyone (``bad-deal``) and the dealer is
-        caught now, before the round seed exists."""
-        rep = self.replica
-        assert isinstance(commit.body, Commit)
-        if self.seat not in rep.epoch.participants or dealer in self.expelled:
-            return
-        if received_share(rep, self.seat, dealer, commit.body, self.identity) is not None:
-            return
-        body = bad_deal_evidence(rep, self.seat, dealer, commit, self.identity)
-        self._out.append(Send(self._seal(0, body).to_bytes()))
-        self._cheat(dealer, CheatKind.BAD_REVEAL, "dealt us a key share that does not check", now)
-
-    def _take_bad_deal(self, author: int, env: Envelope, now: float) -> None:
-        """A seat proves a dealer dealt it a bad share: check the proof (the dealer's own
-        signed commit, the box opened with the proved X25519 value), relay it once, and
-        catch the dealer; a complaint that does not prove it changes nothing."""
-        body = env.body
-        assert isinstance(body, BadDeal)
-        commit = self._open(body.commit)
-        dealer = self.seating.seat_of(commit.author)
-        if dealer is None or dealer == self.seat or dealer in self.expelled:
-            return
-        if not proves_bad_deal(self.replica, author, commit, body.proof):
-            self._out.append(Log("warning", f"seat {author}'s complaint of seat {dealer}'s "
-                                            "deal proves nothing"))
-            return
-        self._out.append(Send(env.to_bytes()))
-        self._cheat(dealer, CheatKind.BAD_REVEAL,
-                    f"dealt seat {author} a key share that does not check", now)
-
-    def _cheat(self, seat: int, what: CheatKind, detail: str, now: float) -> None:
-        """``seat`` is caught: tell, expel, vote."""
-        self._out.append(Emit(ev.CheatDetected(seat, what, detail)))
-        self._out.append(Log("warning", f"seat {seat} caught: {what}: {detail}"))
-        self.expelled.add(seat)
-        self._vote(seat, what.reason, now)
+    def __init__(self, ctx: SeatContext, timers: Timers, presence: Presence, race: ActRace,
+                 replays: ReplayGuard, on_removed: OnRemoved) -> None:
+        self.ctx = ctx
+        self.timers = timers
+        self.presence = presence
+        self.race = race  # read: the acks of the act we ack (who the log awaits)
+        self.replays = replays
+        self.on_removed = on_removed
+        self.votes = VoteBook()
+        self.expelled: set[int] = set()
+        self.proofs: list[tuple[bytes, bytes]] = []
+        self.went_on: dict[tuple[int, int], set[int]] = {}  # (epoch, target) we voted -> seats
+        self.removed_me = False
+        self.abandoned: list[bytes] = []  # the claims that ended the game abandoned (§4.6)
+        self.abandoned_by: int | None = None  # the seat the claims were about
+        self.table_gone = False
 
     @property
     def outcome(self) -> Outcome | None:
@@ -125,228 +86,313 @@ class RemovalMixin(MachineCore):
             return Outcome.ABANDONED
         if self.table_gone:
             return Outcome.TABLE_GONE
-        if self.replica.phase is EpochPhase.OVER:
+        if self.ctx.replica.phase is EpochPhase.OVER:
             return Outcome.FINISHED
         return None
 
-    def _suspect(self, now: float) -> None:
+    # ---- cheats: proofs, bad openings, bad deals --------------------------------------------
+
+    def take_proof(self, first: bytes, second: bytes, now: float) -> Effects:
+        """Check two entries as a proof (raises if they are not one); the first proof
+        against a seat is kept, broadcast, and expels and votes out its author."""
+        ctx = self.ctx
+        a, b = ctx.open(first), ctx.open(second)
+        check_proof(a, b)
+        seat = ctx.seat_of(a.author)
+        if seat in self.expelled:
+            return
+        self.expelled.add(seat)
+        self.proofs.append((first, second))
+        self.votes.evidence.setdefault(seat, (first, second))
+        yield Send(ctx.seal(0, Proof(first, second)).to_bytes())
+        yield from self.cheat(seat, CheatKind.EQUIVOCATION,
+                                f"two {a.kind} entries for one slot", now)
+
+    def bad_opening(self, env: Envelope, seat: int, detail: str, now: float) -> Effects:
+        """``env``, a nonce or reveal by ``seat``, does not open its commitment: keep the
+        commit and the opening as evidence (a two-seat removal needs it), then tell, vote."""
+        pair = bad_opening(self.ctx.replica, seat, env, self.ctx.open)
+        if pair is not None:
+            self.votes.evidence.setdefault(seat, pair)
+        yield from self.cheat(seat, CheatKind.BAD_REVEAL, detail, now)
+
+    def check_deal(self, commit: Envelope, dealer: int, now: float) -> Effects:
+        """Check our share of ``dealer``'s dice key in its ``commit`` (§3.7, dealing.py): a
+        share that does not check is proved to everyone (``bad-deal``) and the dealer is
+        caught now, before the round seed exists."""
+        ctx = self.ctx
+        rep = ctx.replica
+        assert isinstance(commit.body, Commit)
+        if ctx.seat not in rep.epoch.participants or dealer in self.expelled:
+            return
+        if received_share(rep, ctx.seat, dealer, commit.body, ctx.identity) is not None:
+            return
+        body = bad_deal_evidence(rep, ctx.seat, dealer, commit, ctx.identity)
+        yield Send(ctx.seal(0, body).to_bytes())
+        yield from self.cheat(dealer, CheatKind.BAD_REVEAL,
+                                "dealt us a key share that does not check", now)
+
+    def take_bad_deal(self, author: int, env: Envelope, now: float) -> Effects:
+        """A seat proves a dealer dealt it a bad share: check the proof (the dealer's own
+        signed commit, the box opened with the proved X25519 value), relay it once, and
+        catch the dealer; a complaint that does not prove it changes nothing."""
+        ctx = self.ctx
+        body = env.body
+        assert isinstance(body, BadDeal)
+        commit = ctx.open(body.commit)
+        dealer = ctx.seating.seat_of(commit.author)
+        if dealer is None or dealer == ctx.seat or dealer in self.expelled:
+            return
+        if not proves_bad_deal(ctx.replica, author, commit, body.proof):
+            yield Log("warning", f"seat {author}'s complaint of seat {dealer}'s deal proves "
+                                 "nothing")
+            return
+        yield Send(env.to_bytes())
+        yield from self.cheat(dealer, CheatKind.BAD_REVEAL,
+                                f"dealt seat {author} a key share that does not check", now)
+
+    def cheat(self, seat: int, what: CheatKind, detail: str, now: float) -> Effects:
+        """``seat`` is caught: tell, expel, vote."""
+        yield Emit(ev.CheatDetected(seat, what, detail))
+        yield Log("warning", f"seat {seat} caught: {what}: {detail}")
+        self.expelled.add(seat)
+        yield from self.vote(seat, what.reason, now)
+
+    # ---- suspicion --------------------------------------------------------------------------
+
+    def suspect(self, now: float) -> Effects:
         """Tell who is disconnected or back; vote out, in this order, the connected seats the
         log awaits past their limit, the disconnected ones past their grace and the expelled
         ones (a vote may remove a seat and start the next epoch); notice a table gone."""
-        away = self.timers.woke(now)
+        ctx, timers, presence = self.ctx, self.timers, self.presence
+        away = timers.woke(now)
         if away is not None:
-            self._out.append(Log("warning", f"we were stopped {away:.1f} s: nobody is "
-                                            "suspected for our own absence"))
-        rep = self.replica
+            yield Log("warning", f"we were stopped {away:.1f} s: nobody is suspected for our "
+                                 "own absence")
+        rep = ctx.replica
         parts = rep.epoch.participants
         for seat in parts:
-            if seat != self.seat:
-                event = self.presence.observe(seat, self.timers.last_heard[seat], now)
+            if seat != ctx.seat:
+                event = presence.observe(seat, timers.last_heard[seat], now)
                 if event is not None:
-                    self._out.append(Emit(event))
+                    yield Emit(event)
         mine = self.race.slot.mine
         acked: set[int] | None = None
         if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
             acked = self.race.acks(mine, rep.epoch.number)
-        waiting, limit = awaited(rep, acked, self.seating.turn_timer_ms, self.timeouts)
+        waiting, limit = awaited(rep, acked, ctx.seating.turn_timer_ms, ctx.timeouts)
         if len(parts) == 2:
-            limit += self.presence.grace  # a stall ends a two-seat game: wait it out as long
+            limit += presence.grace  # a stall ends a two-seat game: wait it out as long
         epoch = rep.epoch.number
         for seat in waiting:
-            if seat == self.seat or seat in self.presence.away:
+            if seat == ctx.seat or seat in presence.away:
                 continue  # a disconnected seat is waited for until its grace runs out
-            if acked is not None and self._link_doubt(epoch, seat):
+            if acked is not None and self.link_doubt(epoch, seat):
                 continue  # its ack may reach the others and not us
-            if self.timers.stuck_past(limit, now) and not self.presence.back_within(
-                seat, limit, now
-            ):
-                self._vote(seat, Reason.TIMEOUT, now)
+            if timers.stuck_past(limit, now) and not presence.back_within(seat, limit, now):
+                yield from self.vote(seat, Reason.TIMEOUT, now)
         for seat in parts:
-            if (seat != self.seat and self.presence.gone(seat, now)
-                    and not self._link_doubt(epoch, seat)):
-                self._vote(seat, Reason.SILENT, now)
+            if (seat != ctx.seat and presence.gone(seat, now)
+                    and not self.link_doubt(epoch, seat)):
+                yield from self.vote(seat, Reason.SILENT, now)
         for seat in self.expelled & set(rep.epoch.participants):
-            self._vote(seat, Reason.EXPELLED, now)
-        if self.outcome is None and self.presence.table_gone(
-            self.timers.last_heard, self.seat, now
-        ):
+            yield from self.vote(seat, Reason.EXPELLED, now)
+        if self.outcome is None and presence.table_gone(timers.last_heard, ctx.seat, now):
             self.table_gone = True
-            self._out.append(Emit(ev.TableGone()))
-            self._out.append(Log("warning", "no seat heard for long: the table is gone"))
+            yield Emit(ev.TableGone())
+            yield Log("warning", "no seat heard for long: the table is gone")
 
-    def _link_doubt(self, epoch: int, seat: int) -> bool:
+    def link_doubt(self, epoch: int, seat: int) -> bool:
         """We once withdrew a vote against ``seat`` (the table heard it when we did not) and
         no other seat votes it out now: our silence from it says more about our link than
         about it (a one-way cut made us vote it out, stall and withdraw every round)."""
-        return seat in self.votes.disputed and not self.votes.seconded(epoch, seat, self.seat)
+        return seat in self.votes.disputed and not self.votes.seconded(epoch, seat, self.ctx.seat)
 
-    def _vote(self, target: int, reason: Reason, now: float) -> None:
+    def may_vote(self, target: int) -> bool:
+        """:meth:`vote` would sign a vote against ``target`` in the current epoch now."""
+        me = self.ctx.seat
+        epoch = self.ctx.replica.epoch
+        parts = epoch.participants
+        if target not in parts or target == me or me not in parts:
+            return False
+        return (not self.votes.voted(epoch.number, target, me)
+                and (epoch.number, target) not in self.votes.withdrawn)
+
+    # ---- votes and removals -----------------------------------------------------------------
+
+    def vote(self, target: int, reason: Reason, now: float) -> Effects:
         """Sign and send our vote against ``target`` in the current epoch, once (never again
         in an epoch where we withdrew it). Only a seat of the epoch votes: an eliminated seat
         signs nothing (§4.3); its vote would not count, and having voted it would ignore the
         target's entries of the epoch, even those that catch-up brings it from a table that
         never removed the target (soak seed 1152)."""
-        epoch = self.replica.epoch.number
-        parts = self.replica.epoch.participants
-        if target not in parts or target == self.seat or self.seat not in parts:
+        ctx = self.ctx
+        epoch = ctx.replica.epoch.number
+        parts = ctx.replica.epoch.participants
+        if target not in parts or target == ctx.seat or ctx.seat not in parts:
             return
         box = self.votes.box(epoch, target)
-        if self.seat in box or (epoch, target) in self.votes.withdrawn:
+        if ctx.seat in box or (epoch, target) in self.votes.withdrawn:
             return
         # seq = the target's seat: the vote's signature names its epoch and its target (§4.6)
-        env = self._seal(target, Vote(self.seating.pubs[target], reason.value))
-        box[self.seat] = env.to_bytes()
-        self._out.append(Send(env.to_bytes()))
-        self._maybe_remove(epoch, target, now)
+        env = ctx.seal(target, Vote(ctx.seating.pubs[target], reason.value))
+        box[ctx.seat] = env.to_bytes()
+        yield Send(env.to_bytes())
+        yield from self.maybe_remove(epoch, target, now)
 
-    def _consent(self) -> None:
+    def consent(self) -> Effects:
         """We leave for good: our own signed vote against our seat (reason quit) is our
         consent, the evidence a two-seat forfeit needs (§4.6)."""
-        ep = self.replica.epoch
-        if self.seat not in ep.participants or self.outcome is not None:
+        ctx = self.ctx
+        ep = ctx.replica.epoch
+        if ctx.seat not in ep.participants or self.outcome is not None:
             return
-        env = self._seal(self.seat, Vote(self.identity.public_key, Reason.QUIT.value))
-        self.votes.box(ep.number, self.seat)[self.seat] = env.to_bytes()
-        self._out.append(Send(env.to_bytes()))
+        env = ctx.seal(ctx.seat, Vote(ctx.identity.public_key, Reason.QUIT.value))
+        self.votes.box(ep.number, ctx.seat)[ctx.seat] = env.to_bytes()
+        yield Send(env.to_bytes())
 
-    def _take_vote(self, voter: int, env: Envelope, now: float) -> None:
-        target = check_vote(env, self.seating)
+    def take_vote(self, voter: int, env: Envelope, now: float) -> Effects:
+        """Hold ``voter``'s signed vote ``env`` and remove its target once a strict majority
+        voted (a claim against us of the epoch before, at two seats: abandoned)."""
+        ctx = self.ctx
+        target = check_vote(env, ctx.seating)
         assert isinstance(env.body, Vote)
-        if target == self.seat and voter != self.seat:
-            self._out.append(Log("info", f"seat {voter} votes to remove us: {env.body.reason}"))
-        if self.replica.removal_epoch(env.round_no) is None:
-            if target == self.seat and self._claim_of_last_epoch(voter, env):
-                self._abandon(target, Reason.parse(env.body.reason), [env.to_bytes()])
+        if target == ctx.seat and voter != ctx.seat:
+            yield Log("info", f"seat {voter} votes to remove us: {env.body.reason}")
+        if ctx.replica.removal_epoch(env.round_no) is None:
+            if target == ctx.seat and self._claim_of_last_epoch(voter, env):
+                yield from self.abandon(target, Reason.parse(env.body.reason), [env.to_bytes()])
             return
         self.replays.take(env)
         self.votes.box(env.round_no, target)[voter] = env.to_bytes()
-        self._maybe_remove(env.round_no, target, now)
+        yield from self.maybe_remove(env.round_no, target, now)
 
     def _claim_of_last_epoch(self, voter: int, env: Envelope) -> bool:
         """Two seats, and the other one claims us silent in the epoch before ours, which had
         the same two seats (we finished it; our last signature never reached it): the game
         is abandoned all the same. The epoch's result signatures say who took part in it."""
-        rep = self.replica
+        ctx = self.ctx
+        rep = ctx.replica
         parts = rep.epoch.participants
         if len(parts) != 2 or voter not in parts or rep.epoch.voided is not None:
             return False
         if env.round_no != rep.epoch.number - 1 or self.outcome is not None:
             return False
         signers = {
-            self._open(item.data).author for item in rep.chain
+            ctx.open(item.data).author for item in rep.chain
             if item.epoch == env.round_no and item.data
-            and self._open(item.data).kind == "result-sign"
+            and ctx.open(item.data).kind == "result-sign"
         }
-        return signers == {self.seating.pubs[s] for s in parts}
+        return signers == {ctx.seating.pubs[s] for s in parts}
 
-    def _maybe_remove(self, epoch: int, target: int, now: float) -> None:
+    def maybe_remove(self, epoch: int, target: int, now: float) -> Effects:
         """Remove ``target`` in ``epoch`` if that removal may still be applied, is not yet,
         and the votes held make a strict majority (with two seats: with its consent or
-        evidence; a lone claim abandons the game instead)."""
-        state = self.replica.removal_epoch(epoch)
+        evidence; a lone claim abandons the game instead); then the machine's step."""
+        ctx = self.ctx
+        rep = ctx.replica
+        state = rep.removal_epoch(epoch)
         if state is None or target not in state.participants or self.outcome is not None:
             return
         if target in state.withheld or any(
             item.epoch == epoch and item.removed_seat == target
-            for item in self.replica.chain[state.anchor_index :]
+            for item in rep.chain[state.anchor_index :]
         ):
             return  # already removed in that epoch
-        verdict = self.votes.tally(epoch, target, state.participants, self._open)
+        verdict = self.votes.tally(epoch, target, state.participants, ctx.open)
         if verdict is None:
             return
         if not verdict.remove:
-            self._abandon(target, verdict.reason, verdict.cert)
+            yield from self.abandon(target, verdict.reason, verdict.cert)
             return
         reason, cert = verdict.reason, verdict.cert
-        self.replica.remove(target, reason, epoch)
-        self._out.append(
-            Persist(journal.removal_record(epoch, target, reason, cert), durable=True)
-        )
-        voided = self.replica.epoch.number != epoch
-        # a void: the removal record replays it. After the call (withheld.py) the epoch
-        # goes on from where REVEAL began: reveals chained since are journalled already,
-        # those chained just now are not (and _chained journals them)
-        self.persisted_len = (
-            len(self.replica.chain) if voided
-            else min(self.persisted_len, len(self.replica.chain))
-        )
-        self._out.append(Emit(ev.PlayerLeft(target, reason)))
-        if target == self.seat:
+        rep.remove(target, reason, epoch)
+        yield Persist(journal.removal_record(epoch, target, reason, cert), durable=True)
+        yield Emit(ev.PlayerLeft(target, reason))
+        if target == ctx.seat:
             self.removed_me = True
-        # forget the voided epoch's secrets before _chained: it retries buffered entries of
-        # the next epoch, which can take us into its COMMIT and draw (and send) new secrets
-        self.sent = {k for k in self.sent if k[0] != epoch}
-        if voided:
-            self.secrets = None  # (after the call, the epoch goes on: our reveal may be owed)
-        elif self.replica.phase is EpochPhase.SIGN:
+        voided = rep.epoch.number != epoch
+        if not voided and rep.phase is EpochPhase.SIGN:
             # resolved as if the removed seat had revealed (withheld.py)
-            self._out.append(Emit(ev.RoundResolved(self.replica.engine.results[-1])))
-        self._chained(now)
-        if self.replica.phase is EpochPhase.OVER and self.replica.engine.winner is not None:
-            self._out.append(Emit(ev.GameOver(self.replica.engine.winner)))
-            self.timers.beat_at_once()
-        self._turn_event(now)
-        self._advance(now)
+            yield Emit(ev.RoundResolved(rep.engine.results[-1]))
+        yield from self.on_removed(epoch, voided, now)
 
-    def _abandon(self, seat: int, reason: Reason, claims: list[bytes]) -> None:
+    def abandon(self, seat: int, reason: Reason, claims: list[bytes]) -> Effects:
         """Two seats left and one claims the other silent or stalled: the game ends with no
         winner, for both (the claim is kept for the record and journalled durably)."""
         if self.abandoned:
             return
         self.abandoned = list(claims)
         self.abandoned_by = seat
-        self._out.append(Persist(journal.abandoned_record(seat, reason, claims), durable=True))
-        self._out.append(Emit(ev.GameAbandoned(seat, reason)))
         self.timers.beat_at_once()
-        self._out.append(Log("warning", f"two seats left, seat {seat} {reason}: abandoned"))
+        yield Persist(journal.abandoned_record(seat, reason, claims), durable=True)
+        yield Emit(ev.GameAbandoned(seat, reason))
+        yield Log("warning", f"two seats left, seat {seat} {reason}: abandoned")
 
-    def _tell_outcome(self, peer: int, now: float) -> None:
-        """We abandoned the game and ``peer`` still beats: send it the claims (paced)."""
-        if not self.abandoned or not self.pacer.may_tell("abandoned", peer, now):
-            return
-        self.pacer.told_now("abandoned", peer, now)
-        for claim in self.abandoned:
-            self._out.append(Send(claim, to=peer))
+    # ---- withdrawing a vote the table went on without ---------------------------------------
 
-    def untold(self, now: float) -> set[int]:
-        """Seats whose removal (or the abandonment naming them) we hold but that have not
-        shown they heard it (:meth:`~dudo_p2p.consensus.sync.SyncPacer.heard_of_it`: told,
-        then no heartbeat for two intervals): a finished node waits a while for them before
-        leaving (they were down and may come back)."""
-        seats = {i.removed_seat for i in self.replica.chain
-                 if i.removed_seat is not None and i.reason != Reason.QUIT}  # it knows
-        if self.abandoned_by is not None:
-            seats.add(self.abandoned_by)
-        return {s for s in seats if not self.pacer.heard_of_it(s, now)
-                and s not in self.expelled} - {self.seat}
-
-    def _observe_relay(self, relayer: int, env: Envelope, now: float) -> None:
+    def observe_relay(self, relayer: int, env: Envelope, seen: Container[bytes],
+                      now: float) -> Effects:
         """``relayer`` holds ``env``, an entry we refused because we voted its author out
-        of its epoch: it went on without the removal (see :meth:`_observe_chain`)."""
-        author = self.seating.seat_of(env.author)
-        if author is None or relayer == author or env.digest() in self.seen:
+        of its epoch (``seen``: the digests in our log): it went on without the removal
+        (see :meth:`observe_chain`)."""
+        ctx = self.ctx
+        author = ctx.seating.seat_of(env.author)
+        if author is None or relayer == author or env.digest() in seen:
             return
-        ep = self.replica.epoch
+        ep = ctx.replica.epoch
         key = (env.round_no, author)
-        if env.round_no != ep.number or not self.votes.voted(ep.number, author, self.seat):
+        if env.round_no != ep.number or not self.votes.voted(ep.number, author, ctx.seat):
             return
-        seen = self.went_on.setdefault(key, set())
-        seen.add(relayer)
+        seen_by = self.went_on.setdefault(key, set())
+        seen_by.add(relayer)
         others = set(ep.participants) - {author}
-        if len(others - seen) * 2 > len(others):
+        if len(others - seen_by) * 2 > len(others):
             return  # the removal can still win a strict majority: keep waiting for it
-        self.votes.withdraw(ep.number, author, self.seat)
+        self.votes.withdraw(ep.number, author, ctx.seat)
         self.timers.last_heard[author] = max(self.timers.last_heard[author], now)
-        self._out.append(Log("warning", f"withdrew our vote against seat {author}: "
-                                        "the table went on without the removal"))
+        yield Log("warning", f"withdrew our vote against seat {author}: the table went on "
+                             "without the removal")
 
-    def _observe_chain(self, peer: int, entries: tuple[bytes, ...], now: float) -> None:
+    def observe_chain(self, peer: int, entries: tuple[bytes, ...], seen: Container[bytes],
+                      now: float) -> Effects:
+        """``entries`` come from ``peer``'s chain (a sync reply): if they show it went on
+        without a removal we voted for, note it, and withdraw our vote once the removal can
+        no longer win a majority."""
         for data in entries:
             if removal_certificate(data) is not None:
                 continue
             try:
                 agreed = agreed_item(data)
-                env = self._open(agreed[0] if agreed is not None else data)
+                env = self.ctx.open(agreed[0] if agreed is not None else data)
             except RemoteProtocolError:
                 continue
-            self._observe_relay(peer, env, now)
+            yield from self.observe_relay(peer, env, seen, now)
+
+    # ---- what a sync reply's removal certificates carry ---------------------------------
+
+    def take_evidence(self, envs: list[Envelope]) -> None:
+        """Entries a removal certificate carries besides its votes: evidence that their
+        author cheated (a two-seat removal needs it, §4.6); kept when it proves so."""
+        seating = self.ctx.seating
+        for seat, pub in enumerate(seating.pubs):
+            own = [e for e in envs if e.author == pub]
+            if len(own) >= 2 and seat not in self.votes.evidence and proves_cheat(
+                seating, seat, own
+            ):
+                self.votes.evidence[seat] = (own[0].to_bytes(), own[1].to_bytes())
+
+    def accept_own_removal(self, votes: list[Envelope]) -> Effects:
+        """The table removed us in an epoch our log has already left (we finished that
+        epoch, it never saw our last signature): the certificate cannot be chained here any
+        more, but it is the table's word. Signed votes against us from a strict majority of
+        the other seats still in our game mean we have left the table: stop."""
+        if self.removed_me:
+            return
+        ctx = self.ctx
+        others = set(ctx.replica.epoch.participants) - {ctx.seat}
+        if not majority_removed(votes, ctx.seat, others, ctx.replica.epoch.number, ctx.seating):
+            return
+        self.removed_me = True
+        yield Emit(ev.PlayerLeft(ctx.seat, Reason.REMOVED))
+        yield Log("warning", "the table removed us in an epoch we had left")

@@ -17,7 +17,7 @@ from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.consensus.watching import Desk
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.node.settling import SETTLE_GRACE, ended_us, settle_deadline, settled
+from dudo_p2p.node.settling import SETTLE_GRACE, ended_us
 
 
 class Game:
@@ -54,10 +54,10 @@ class Game:
 
     def settled(self, desk: Desk, now: float) -> bool:
         """Over, and every other seat still at the table holds our whole log, or the grace
-        ran out (:func:`~dudo_p2p.node.settling.settled`), and the spectators at ``desk``
+        ran out (:meth:`TableMachine.settled`), and the spectators at ``desk``
         have it too within the same grace: safe to leave."""
         machine, over_at = self.machine, self.over_at
-        if over_at is None or not settled(machine, over_at, now):
+        if over_at is None or not machine.settled(over_at, now):
             return False
         # spectators (watching.py) are served to the end within the same grace, never longer
         return (desk.caught_up(len(machine.replica.chain), now)
@@ -68,7 +68,7 @@ class Game:
         due = self.machine.next_deadline(now)
         if self.over_at is None:
             return due
-        return min(due, settle_deadline(self.machine, self.over_at, now))
+        return min(due, self.machine.settle_deadline(self.over_at, now))
 
     def recipients(self, to: int | None) -> list[bytes]:
         """The keys of the links a frame for seat ``to`` goes on (None: every other seat)."""

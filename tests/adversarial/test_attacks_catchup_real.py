@@ -94,7 +94,7 @@ def state_at_call(m: TableMachine) -> GameState:
     first = next(i for i in range(m.replica.epoch.anchor_index, len(chain))
                  if (e := opened(chain[i].data)) is not None and isinstance(e.body, Reveal))
     again = Replica(m.seating)
-    again.replay(chain[:first], m._open)
+    again.replay(chain[:first], m.open_frame)
     return again.engine
 
 

@@ -1,7 +1,7 @@
 """A frame's Ed25519 signature is checked once per seat (issue 19, performance): an entry
 comes back inside the first ack of it (and ours inside every ack of it), and a re-sent
 frame repeats the same bytes; each seat verifies the bytes once and takes them from its
-cache of verified frames after that (``MachineCore._open_entry``). Checks still refuse a
+cache of verified frames after that (``SeatContext.open``). Checks still refuse a
 frame whose signature does not hold, cached or not."""
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""When a node may leave after its game ended (:func:`dudo_p2p.node.node.settled`): only once
-every seat still at the table holds its whole log. Driven on the consensus tests' in-memory
-network (fake clock, no sockets); the node's leaving is the survivor's crash there."""
+"""When a node may leave after its game ended (``TableMachine.settled``, consensus/settling.py):
+only once every seat still at the table holds its whole log. Driven on the consensus tests'
+in-memory network (fake clock, no sockets); the node's leaving is the survivor's crash there."""
 
 from __future__ import annotations
 
 from consensus.fakenet import FakeNet, one_eliminated_mid_round
 
-from dudo_p2p.node.settling import SETTLE_GRACE, settled
+from dudo_p2p.consensus.settling import SETTLE_GRACE
 from dudo_p2p.protocol.envelope import open_envelope
 from dudo_p2p.protocol.kinds import SyncReply, Vote
 from dudo_p2p.rules import RuleSet
@@ -17,7 +17,7 @@ def test_the_winner_by_forfeit_stays_until_a_seat_on_a_longer_voided_log_has_the
     quits mid-round (its own vote is the consent a two-seat forfeit needs, §4.6) and is gone;
     the survivor's votes and its first telling of the removal never reach
     the eliminated seat, whose log, holding the voided round, is longer than the survivor's.
-    The survivor, over by the forfeit, leaves the moment :func:`settled` says so. Counting
+    The survivor, over by the forfeit, leaves the moment ``settled`` says so. Counting
     a peer settled on its log *length* let it leave at once (the observer's length passes
     ours), and the observer waited for ever; on its *head*, the survivor stays, tells it
     again a heartbeat later, and leaves once the observer reports the final head."""
@@ -43,7 +43,7 @@ def test_the_winner_by_forfeit_stays_until_a_seat_on_a_longer_voided_log_has_the
     over_at = net.now
     assert len(net.machines[observer].replica.chain) > len(winner.replica.chain)
 
-    net.run_until(lambda: settled(winner, over_at, net.now), max_steps=50_000)
+    net.run_until(lambda: winner.settled(over_at, net.now), max_steps=50_000)
     left_after = net.now - over_at
     net.crash(survivor)  # the node leaves: its links close, nothing more goes out
 
@@ -64,10 +64,10 @@ def test_a_peer_reporting_another_head_of_our_length_is_not_settled() -> None:
     length = len(machine.replica.chain)
     machine.peer_lengths[1] = length
     machine.peer_heads[1] = bytes(32)
-    assert not settled(machine, over_at, net.now)
+    assert not machine.settled(over_at, net.now)
     machine.peer_lengths[1] = length + 3
-    assert not settled(machine, over_at, net.now)
-    assert settled(machine, over_at, over_at + SETTLE_GRACE + 0.01)
+    assert not machine.settled(over_at, net.now)
+    assert machine.settled(over_at, over_at + SETTLE_GRACE + 0.01)
     machine.peer_heads[1] = machine.replica.head
     machine.peer_lengths[1] = length
-    assert settled(machine, over_at, net.now)
+    assert machine.settled(over_at, net.now)

@@ -48,7 +48,7 @@ def main(address: str, flood: int) -> int:
                 book = machine.talk_book
                 for _ in range(flood):  # past our own pace: fresh, signed, too fast
                     book.counter += 1
-                    frame = machine._seal(book.counter, Talk(4)).to_bytes()
+                    frame = machine.ctx.seal(book.counter, Talk(4)).to_bytes()
                     node.carry_out([Send(frame)])
                 first_at = time.monotonic()
                 print("talked", flush=True)
