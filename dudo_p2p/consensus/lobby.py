@@ -55,13 +55,13 @@ Nothing from the wire raises: a bad frame becomes a ``Log`` effect and changes n
 
 from __future__ import annotations
 
-import enum
 import ipaddress
 from dataclasses import dataclass, field
 
 from dudo_p2p.consensus.effects import Log
 from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.consensus.replica import Seating
+from dudo_p2p.consensus.transitions import LobbyPhase, LobbyTrigger, lobby_move
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError, InvalidValue, RemoteProtocolError
 from dudo_p2p.protocol import names
@@ -180,13 +180,9 @@ class Seated:
 LobbyEffect = Connect | Rekey | SendTo | Refused | Seated | Log
 
 
-class Phase(enum.Enum):
-    """Where this peer stands in the handshake."""
-
-    SEEKING = "seeking"  # joiner: saying hello, not welcomed yet
-    GATHERING = "gathering"  # host: seats free; joiner: welcomed, waiting for the genesis
-    SIGNING = "signing"  # holds a genesis, collecting the seats' signatures
-    SEATED = "seated"  # every signature in: the game runs
+# the lobby's phases, and every way they change, are transitions.py's (LobbyPhase,
+# LOBBY_TRANSITIONS); Phase is the name the lobby's callers have always used
+Phase = LobbyPhase
 
 
 @dataclass
@@ -238,7 +234,7 @@ class Lobby:
     def resumed(cls, identity: Identity, seated: Seated) -> Lobby:
         """The lobby of a peer restarted from its journal: already seated, it only answers."""
         lobby = cls(identity, "", "", 0, seated.seating.table)
-        lobby.phase = Phase.SEATED
+        lobby.phase = Phase.SEATED  # constructed seated: not a transition
         lobby.seated = seated
         lobby.game_id = seated.seating.game_id
         return lobby
@@ -336,7 +332,7 @@ class Lobby:
     ) -> Signing:
         """Hold genesis ``frame`` (opened: ``env``, ``body``) and gather its signatures."""
         self.signing = Signing(frame, body, env.digest(), env.game_id, addresses, now)
-        self.phase = Phase.SIGNING
+        self.phase = lobby_move(self.phase, LobbyTrigger.PROPOSED)
         self.next_resend = now + GENESIS_EVERY
         return self.signing
 
@@ -364,7 +360,7 @@ class Lobby:
         ordered = tuple(signing.signatures[s] for s in range(len(signing.body.pubs)))
         seating = seating_from(signing.genesis, ordered)
         self.seated = Seated(seating, signing.genesis, ordered, tuple(signing.addresses))
-        self.phase = Phase.SEATED
+        self.phase = lobby_move(self.phase, LobbyTrigger.SIGNED)
         shown = ", ".join(names.shown(n) for n in seating.names)
         return [Log("info", f"table {seating.table} seated: {shown}"), self.seated]
 

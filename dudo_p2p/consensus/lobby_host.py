@@ -32,6 +32,7 @@ from dudo_p2p.consensus.lobby import (
     SendTo,
     cleaned_name,
 )
+from dudo_p2p.consensus.transitions import LobbyTrigger, lobby_move
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.protocol import names
@@ -74,7 +75,7 @@ class HostLobby(Lobby):
             raise InvalidValue(f"a table seats 2 to 6 players, not {seats}")
         if len(game_id) != GAME_ID_LEN or game_id == LOBBY_GAME_ID:
             raise InvalidValue("a game id is 16 random bytes")
-        self.phase = Phase.GATHERING
+        self.phase = Phase.GATHERING  # a host starts gathering (constructed: not a transition)
         self.seats_total = seats
         self.game_id = game_id
         self.rules = rules
@@ -352,7 +353,7 @@ class HostLobby(Lobby):
         """Drop the genesis being signed, free the seats of ``freed`` and gather again."""
         out = self._free(freed, why)
         self.signing = None
-        self.phase = Phase.GATHERING
+        self.phase = lobby_move(self.phase, LobbyTrigger.WITHDRAWN)
         for p in self.players[1:]:
             self.heard[p.pub] = now  # the signers were heard; a full hold to say hello again
         out.append(Log("info", f"table {self.table}: genesis withdrawn, "

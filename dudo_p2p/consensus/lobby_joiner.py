@@ -34,6 +34,7 @@ from dudo_p2p.consensus.lobby import (
     cleaned_name,
     dialled_host,
 )
+from dudo_p2p.consensus.transitions import LobbyTrigger, lobby_move
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.errors import DudoError
 from dudo_p2p.protocol import names
@@ -118,7 +119,8 @@ class JoinerLobby(Lobby):
         if (self.phase in (Phase.GATHERING, Phase.SIGNING) and self.host_pub is not None
                 and now >= self.heard_host + HOST_SILENCE):
             host = self.host_pub
-            self.phase, self.signing, self.host_pub = Phase.SEEKING, None, None
+            self.phase = lobby_move(self.phase, LobbyTrigger.LOST_HOST)
+            self.signing, self.host_pub = None, None
             return [Log("warning", f"table {self.table}: the host has not answered for "
                                    f"{HOST_SILENCE:g} s; giving it up"),
                     Refused(host, host, RefusalReason.GONE)]
@@ -198,7 +200,7 @@ class JoinerLobby(Lobby):
         # it names), not where a beacon said: a copied beacon can name an impostor's port.
         host = address if address is not None else target.host
         port = welcome.port or target.port
-        self.phase = Phase.GATHERING
+        self.phase = lobby_move(self.phase, LobbyTrigger.WELCOMED)
         self.next_stay = now + STAY_EVERY
         self.heard_host = now
         self.host_pub = author
@@ -250,7 +252,7 @@ class JoinerLobby(Lobby):
             out.append(Log("info", f"table {self.table}: {self._roster_text()}"))
         if self.phase is Phase.SIGNING:
             self.signing = None
-            self.phase = Phase.GATHERING
+            self.phase = lobby_move(self.phase, LobbyTrigger.WITHDRAWN)
             out.append(Log("info", "the host withdrew the genesis; waiting for seats again"))
         return out
 
@@ -262,7 +264,8 @@ class JoinerLobby(Lobby):
         reason = RefusalReason.from_wire(refusal.reason)
         if self.phase in (Phase.GATHERING, Phase.SIGNING) and author == self.host_pub:
             # Our host freed our seat (our stays were lost) and is full now: start again.
-            self.phase, self.signing, self.host_pub = Phase.SEEKING, None, None
+            self.phase = lobby_move(self.phase, LobbyTrigger.LOST_HOST)
+            self.signing, self.host_pub = None, None
             return [Log("warning", f"table {self.table} refused us: {reason.text}"),
                     Refused(author, author, reason)]
         if self.phase is not Phase.SEEKING:

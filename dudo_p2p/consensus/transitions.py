@@ -1,4 +1,5 @@
-"""Every way an epoch's phase may change, in one table (protocol.md §4, §4.6; issue 19).
+"""Every way an epoch's phase, or a lobby's, may change: two tables (protocol.md §4, §4.9;
+issue 19).
 
 An epoch is one deal of the table log (:mod:`~dudo_p2p.consensus.replica`). Its phase changes
 only through :func:`next_phase`, which reads :data:`EPOCH_TRANSITIONS`: the phase it is in, the
@@ -28,7 +29,19 @@ when one seat is left: :func:`deal_phase`)::
     any phase
              VOIDED -> DEAL                        a removal voids the epoch
 
-Pure data and three small functions: no I/O, no clock.
+The lobby (:mod:`~dudo_p2p.consensus.lobby`, before a game: a host gathering seats, a joiner
+seeking one) moves through :data:`LOBBY_TRANSITIONS` with :func:`lobby_move` the same way::
+
+    SEEKING    WELCOMED -> GATHERING      a host took us (joiner)
+    GATHERING  PROPOSED -> SIGNING        a genesis is held: ours (host), or the host's
+               LOST_HOST -> SEEKING       our host went silent or refused us (joiner)
+    SIGNING    PROPOSED -> SIGNING        the host's different genesis replaces ours (joiner)
+               WITHDRAWN -> GATHERING     a seat never signed or left: gather again
+               SIGNED -> SEATED           every seat's signature is in: the game runs
+               LOST_HOST -> SEEKING       our host went silent or refused us (joiner)
+    SEATED     (the game runs; a peer restarted from its journal starts here)
+
+Pure data and small functions: no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -134,3 +147,45 @@ def act_trigger(phase: EpochPhase, engine: Phase) -> Trigger | None:
     if engine is Phase.OVER:
         return Trigger.WON
     return None
+
+
+class LobbyPhase(enum.Enum):
+    """Where a peer stands in the lobby's handshake (``consensus.lobby.Phase``)."""
+
+    SEEKING = "seeking"  # joiner: saying hello, not welcomed yet
+    GATHERING = "gathering"  # host: seats free; joiner: welcomed, waiting for the genesis
+    SIGNING = "signing"  # holds a genesis, collecting the seats' signatures
+    SEATED = "seated"  # every signature in: the game runs
+
+
+class LobbyTrigger(enum.Enum):
+    """What happened in the lobby (the rows of :data:`LOBBY_TRANSITIONS`)."""
+
+    WELCOMED = "a host welcomed us to a seat"
+    PROPOSED = "a genesis is held (ours as host, the host's as joiner)"
+    WITHDRAWN = "the genesis being signed was withdrawn: gather again"
+    SIGNED = "every seat signed the genesis"
+    LOST_HOST = "our host went silent or refused us"
+
+
+L = LobbyPhase
+G = LobbyTrigger
+# every legal transition of the lobby (module docstring)
+LOBBY_TRANSITIONS: Final[dict[LobbyPhase, dict[LobbyTrigger, LobbyPhase]]] = {
+    L.SEEKING: {G.WELCOMED: L.GATHERING},
+    L.GATHERING: {G.PROPOSED: L.SIGNING, G.LOST_HOST: L.SEEKING},
+    L.SIGNING: {G.PROPOSED: L.SIGNING, G.WITHDRAWN: L.GATHERING, G.SIGNED: L.SEATED,
+                G.LOST_HOST: L.SEEKING},
+    L.SEATED: {},
+}
+del L, G
+
+
+def lobby_move(phase: LobbyPhase, trigger: LobbyTrigger) -> LobbyPhase:
+    """The lobby phase that follows ``phase`` on ``trigger``; AssertionError for a
+    transition :data:`LOBBY_TRANSITIONS` does not list (our own bug: the lobby decides its
+    triggers from frames it has already checked)."""
+    target = LOBBY_TRANSITIONS[phase].get(trigger)
+    if target is None:
+        raise AssertionError(f"no lobby transition from {phase.value} on {trigger.name}")
+    return target

@@ -1,20 +1,25 @@
-"""The epoch's phase changes in one table (consensus/transitions.py, issue 19): the table a
-reader sees in the docstring is the table the replica obeys, and nothing else moves it."""
+"""The epoch's and the lobby's phase changes in two tables (consensus/transitions.py, issue
+19): the tables a reader sees in the docstring are the tables the replica and the lobby obey,
+and nothing else moves them."""
 
 from __future__ import annotations
 
 import pytest
 
-from dudo_p2p.consensus import transitions
+from dudo_p2p.consensus import lobby, transitions
 from dudo_p2p.consensus.transitions import (
     AFTER_CALL,
     DEAL,
     EPOCH_TRANSITIONS,
+    LOBBY_TRANSITIONS,
     Deal,
     EpochPhase,
+    LobbyPhase,
+    LobbyTrigger,
     Trigger,
     act_trigger,
     deal_phase,
+    lobby_move,
     next_phase,
 )
 from dudo_p2p.rules import Phase
@@ -26,7 +31,7 @@ def drawn_transitions() -> set[tuple[EpochPhase, Trigger, EpochPhase | Deal]]:
     assert doc is not None
     drawn: set[tuple[EpochPhase, Trigger, EpochPhase | Deal]] = set()
     rows: list[EpochPhase] = []
-    for line in doc.split("::", 1)[1].splitlines():
+    for line in doc.split("::", 2)[1].splitlines():
         words = line.split()
         if not words:
             continue
@@ -76,3 +81,43 @@ def test_an_act_moves_the_epoch_only_when_it_ends_a_step() -> None:
     assert act_trigger(EpochPhase.BIDDING, Phase.BIDDING) is None  # a raise
     assert act_trigger(EpochPhase.BIDDING, Phase.REVEAL) is Trigger.CALLED
     assert act_trigger(EpochPhase.BIDDING, Phase.OVER) is Trigger.WON
+
+
+def drawn_lobby_transitions() -> set[tuple[LobbyPhase, LobbyTrigger, LobbyPhase]]:
+    """The lobby's transitions the module docstring draws, row by row."""
+    doc = transitions.__doc__
+    assert doc is not None
+    drawn: set[tuple[LobbyPhase, LobbyTrigger, LobbyPhase]] = set()
+    row: LobbyPhase | None = None
+    for line in doc.split("::", 2)[2].splitlines():
+        words = line.split()
+        if not words:
+            continue
+        if words[0] in LobbyPhase.__members__:
+            row, words = LobbyPhase[words[0]], words[1:]
+        if len(words) < 3 or words[1] != "->":
+            if row is LobbyPhase.SEATED:
+                continue  # its row lists no transition
+            break
+        assert row is not None
+        drawn.add((row, LobbyTrigger[words[0]], LobbyPhase[words[2]]))
+    return drawn
+
+
+def test_the_docstring_draws_exactly_the_lobby_table() -> None:
+    table = {(phase, trigger, target) for phase, row in LOBBY_TRANSITIONS.items()
+             for trigger, target in row.items()}
+    assert drawn_lobby_transitions() == table
+    assert set(LOBBY_TRANSITIONS) == set(LobbyPhase)
+
+
+def test_a_lobby_transition_the_table_does_not_list_is_our_own_bug() -> None:
+    assert lobby_move(LobbyPhase.SIGNING, LobbyTrigger.SIGNED) is LobbyPhase.SEATED
+    with pytest.raises(AssertionError, match="no lobby transition from seated on WELCOMED"):
+        lobby_move(LobbyPhase.SEATED, LobbyTrigger.WELCOMED)  # a seated peer stays seated
+    with pytest.raises(AssertionError):
+        lobby_move(LobbyPhase.SEEKING, LobbyTrigger.SIGNED)
+
+
+def test_the_lobby_phase_is_the_one_the_lobby_has_always_named() -> None:
+    assert lobby.Phase is LobbyPhase
