@@ -78,6 +78,11 @@ class Inbox:
         except RemoteProtocolError as exc:
             # refused before it counts for anything, a sign of life included (§6)
             yield Log("info", f"refused {env.kind} of seat {author}: {exc}")
+            if isinstance(env.body, Ack):
+                # a re-sent ack still shows that its author holds the entry it acks: the
+                # table went on with a seat we voted out since we first took that ack (a
+                # one-way cut: our vote came after the ack, and only its re-sends follow)
+                yield from self._observe_refused_ack(author, env.body, now)
             return
         # no "heard" here: a signed frame may come from anyone holding a copy (liveness.py)
         try:
@@ -100,6 +105,14 @@ class Inbox:
         held = self.ctx.verified.get(entry) if isinstance(entry, bytes) else None
         return (held is not None and not isinstance(held.body, Act)
                 and held.digest() in self.intake.seen)
+
+    def _observe_refused_ack(self, author: int, ack: Ack, now: float) -> Effects:
+        try:
+            inner = self.ctx.open(ack.entry)
+        except RemoteProtocolError:
+            return  # the refusal already said why
+        if self.ctx.seating.seat_of(inner.author) not in (None, self.ctx.seat):
+            yield from self.removals.observe_relay(author, inner, self.intake.seen, now)
 
     def _note_cut(self, voter: int, vote: Vote, now: float) -> Effects:
         """A signed vote, even one of an epoch we left (stale for the tally, it still says
