@@ -46,6 +46,7 @@ from dudo_p2p.session.events import (
     SeatReconnected,
 )
 from dudo_p2p.session.node_session import NodeSession
+from dudo_p2p.session.pacing import parse_think
 
 DEFAULT_TIMEOUT = 900.0  # seconds: a headless peer gives up rather than hang for ever
 
@@ -92,6 +93,19 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--then-watch", action="store_true",
                         help="when the table removes us, watch the rest of the game as a "
                              "spectator (verifying it) before exiting 3")
+    parser.add_argument("--again", type=float, default=None, metavar="S",
+                        help="after a won game, play one more with the same table when one "
+                             "opens within S seconds (protocol.md §4.9 \"One more game\"); "
+                             "the summary is the last game's")
+    parser.add_argument("--games", type=int, default=None, metavar="N",
+                        help="with --again: stop after N games (default: while a table opens)")
+    parser.set_defaults(host_again=False)  # `host` opens the next table itself
+    parser.add_argument("--think", type=parse_think, default=None, metavar="LO-HI",
+                        help="think LO to HI seconds before each decision (a person watches; "
+                             "drawn from --seed's RNG); default: act at once")
+    parser.add_argument("--hurry-dir", type=Path, default=None, metavar="DIR",
+                        help="with --think: stop thinking in a game once DIR holds a file "
+                             "named by its game id in hex (the player's \"skip to the end\")")
 
 
 def setup_logging(verbose: int) -> None:

@@ -44,7 +44,7 @@ def add_parser(subparsers: Any) -> None:
                              "terminal, 0 with --headless)")
     common.add_game_options(parser)
     common.add_net_options(parser)
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, host_again=True)  # --again: we open the next table
 
 
 def run(args: argparse.Namespace) -> int:

@@ -28,7 +28,7 @@ from typing import Any
 from dudo_p2p import paths
 from dudo_p2p.bots import make_bot
 from dudo_p2p.cli import common
-from dudo_p2p.cli.bot_table import spawn_bot_peers, start_bot_table
+from dudo_p2p.cli.bot_table import pace_dir, spawn_bot_peers, start_bot_table
 from dudo_p2p.consensus.presence import HUMAN_GRACE
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.errors import DudoError
@@ -143,14 +143,16 @@ class NetworkTables:
                          rules=request.rules, turn_timer_ms=int(timer * 1000),
                          grace_ms=int(HUMAN_GRACE * 1000), journal_dir=paths.journal_dir())
         bind = self.args.bind  # the bots are reached where we are (a friend links to them)
-        stop = spawn_bot_peers(bots, request.bot_level, node.port, bind=bind)
+        pace, forget = pace_dir()  # a person hosts: the bots think at a human pace
+        stop = spawn_bot_peers(bots, request.bot_level, node.port, bind=bind, pace=pace)
         bot = make_bot(request.bot_level, random.Random())
 
         def fill(n: int) -> Callable[[], None]:  # "start now" with bots in the empty seats
             return spawn_bot_peers(n, request.bot_level, node.links.port, names=FILL_NAMES,
-                                   bind=bind)
+                                   bind=bind, pace=pace)
 
-        return NodeSession(node, timer_bot=bot.decide, on_close=[stop], filler=fill)
+        return NodeSession(node, timer_bot=bot.decide, hurry_dir=pace, on_close=[stop, forget],
+                           filler=fill)
 
     def _join(self, request: TableRequest) -> Session:
         if request.code:  # CODE[@FINGERPRINT]: the table the beacons show, by that host

@@ -53,6 +53,7 @@ class Seating:
     ports: tuple[int, ...]
     digest: bytes
     grace_ms: int = 0  # the reconnect grace (protocol.md §4.6)
+    prev: bytes = b""  # the final log hash of the game this one follows (§4.9), b"": none
 
     def seat_of(self, pub: bytes) -> int | None:
         """The seat of the player with Ed25519 key ``pub``, or None."""

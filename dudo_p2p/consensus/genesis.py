@@ -18,7 +18,7 @@ from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError, InvalidValue, RemoteProtocolError, WrongContext
 from dudo_p2p.protocol import names
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
-from dudo_p2p.protocol.kinds import Genesis, GenesisSign
+from dudo_p2p.protocol.kinds import HASH_LEN, Genesis, GenesisSign
 from dudo_p2p.rules import RuleSet
 
 GENESIS_HEAD_TAG = tag("genesis-head")
@@ -43,9 +43,11 @@ def propose(
     turn_timer_ms: int,
     players: Sequence[Candidate],
     grace_ms: int = 0,
+    prev: bytes = b"",
 ) -> Envelope:
     """The host's signed genesis; ``players[0]`` must be the host itself; ``grace_ms`` is
-    the reconnect grace (protocol.md §4.6)."""
+    the reconnect grace (protocol.md §4.6); ``prev`` the final log hash of the game this one
+    follows at the same table (one more game, §4.9), b"" for none."""
     if not players or players[0].pub != host.public_key:
         raise InvalidValue("the host sits in seat 0")
     body = Genesis(
@@ -58,6 +60,7 @@ def propose(
         hosts=tuple(p.host for p in players),
         ports=tuple(p.port for p in players),
         grace_ms=grace_ms,
+        prev=prev,
     )
     return seal_envelope(host, game_id, 0, 0, body)
 
@@ -85,6 +88,8 @@ def open_genesis(data: bytes) -> tuple[Envelope, Genesis, RuleSet]:
     columns = (body.x25519s, body.names, body.hosts, body.ports)
     if any(len(c) != n for c in columns) or len(set(body.pubs)) != n:
         raise DecodeError("genesis seat columns disagree or repeat a player")
+    if len(body.prev) not in (0, HASH_LEN):
+        raise DecodeError("a genesis names no previous game or a 32-byte log hash")
     bad_names = names.problem(body.names)
     if bad_names is not None:
         raise DecodeError(f"genesis names: {bad_names}")
@@ -126,4 +131,5 @@ def seating_from(genesis: bytes, signatures: Sequence[bytes]) -> Seating:
         ports=body.ports,
         digest=head,
         grace_ms=body.grace_ms,
+        prev=body.prev,
     )

@@ -52,7 +52,8 @@ from dudo_p2p.rules import RuleSet
 
 class HostLobby(Lobby):
     """The host's lobby: seat 0 is ours; ``game_id`` is 16 random bytes from the node;
-    ``grace_ms`` the reconnect grace of the game (protocol.md §4.6). ``name`` is cleaned
+    ``grace_ms`` the reconnect grace of the game (protocol.md §4.6); ``prev`` the final log
+    hash of the game this one follows (one more game, §4.9; b"": none). ``name`` is cleaned
     (:func:`names.clean`); one that is empty once cleaned raises InvalidValue, and so do a
     seat count outside 2-6 and a game id that is not 16 non-zero bytes."""
 
@@ -69,6 +70,7 @@ class HostLobby(Lobby):
         rules: RuleSet,
         turn_timer_ms: int,
         grace_ms: int = 0,
+        prev: bytes = b"",
     ) -> None:
         super().__init__(identity, cleaned_name(name), link_host, link_port, table)
         if not 2 <= seats <= 6:
@@ -81,6 +83,7 @@ class HostLobby(Lobby):
         self.rules = rules
         self.turn_timer_ms = turn_timer_ms
         self.grace_ms = grace_ms  # the reconnect grace the genesis carries (§4.6)
+        self.prev = prev  # one more game (§4.9): the final log hash of the game before
         self.players: list[Candidate] = [  # seat order so far
             Candidate(identity.public_key, identity.x25519_public, self.name, self.link_host,
                       link_port)
@@ -324,7 +327,7 @@ class HostLobby(Lobby):
         shown = names.distinct([p.name for p in self.players], [p.pub for p in self.players])
         players = [replace(p, name=n) for p, n in zip(self.players, shown, strict=True)]
         proposed = propose(self.identity, self.game_id, self.table, self.rules,
-                           self.turn_timer_ms, players, self.grace_ms)
+                           self.turn_timer_ms, players, self.grace_ms, self.prev)
         frame = proposed.to_bytes()
         env, body, _ = open_genesis(frame)
         addresses = list(zip(body.hosts, body.ports, strict=True))

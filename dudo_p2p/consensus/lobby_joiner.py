@@ -55,7 +55,9 @@ class _Target:
 class JoinerLobby(Lobby):
     """A joiner's lobby; ``table`` (when given) is the only table code it will sit at and
     ``pin`` (when given) the only host key it takes an answer from; ``accept_rules`` says
-    whether it signs a genesis with those rules. ``name`` is cleaned (:func:`names.clean`);
+    whether it signs a genesis with those rules; ``expect_prev`` (when given) the only
+    previous log hash its genesis may name (following one more game, §4.9). ``name`` is
+    cleaned (:func:`names.clean`);
     one that is empty once cleaned raises InvalidValue."""
 
     def __init__(
@@ -68,9 +70,12 @@ class JoinerLobby(Lobby):
         table: str | None = None,
         pin: KeyPin | None = None,
         accept_rules: Callable[[RuleSet], bool] = lambda _: True,
+        expect_prev: bytes | None = None,
     ) -> None:
         super().__init__(identity, cleaned_name(name), link_host, link_port, table)
         self.accept_rules = accept_rules
+        # following one more game (§4.9): only a genesis naming our game's final log hash
+        self.expect_prev = expect_prev
         self.pin = pin
         self.targets: dict[bytes, _Target] = {}
         self.host_pub: bytes | None = None
@@ -333,6 +338,8 @@ class JoinerLobby(Lobby):
             problem = "a genesis that does not seat us"
         elif not self.accept_rules(rules):
             problem = "a genesis with rules we do not accept"
+        elif self.expect_prev is not None and body.prev != self.expect_prev:
+            problem = "a genesis that does not follow the game we played"
         if problem is not None:
             return [Log("warning", f"refused {problem}")]
         addresses = []

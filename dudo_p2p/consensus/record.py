@@ -73,6 +73,8 @@ class Summary:
     log_hash: str
     finished: bool
     abandoned: bool = False  # two seats left and one went silent or stalled: no winner
+    pubs: tuple[bytes, ...] = ()  # each seat's key (who won, across an evening's games)
+    prev: str = ""  # the final log hash of the game this one follows (§4.9), hex; "": none
 
 
 def encode_record(
@@ -250,6 +252,8 @@ def verify_record(
         log_hash=replica.head.hex(),
         finished=finished,
         abandoned=abandoned is not None,
+        pubs=seating.pubs,
+        prev=seating.prev.hex(),
     )
 
 

@@ -47,8 +47,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from dudo_p2p.consensus.again import AGAIN_KINDS, AfterGame, Answer
 from dudo_p2p.consensus.effects import carry_out
-from dudo_p2p.consensus.events import Event
+from dudo_p2p.consensus.events import Event, GameOver
 from dudo_p2p.consensus.lobby import (
     LOBBY_KINDS,
     Connect,
@@ -143,6 +144,7 @@ class Node:
         self.early: list[bytes] = []
         self.stats = Stats()
         self.desk = Desk(identity)  # spectators (watching.py)
+        self.after: AfterGame | None = None  # once the game is won: one more game? (again.py)
         self.conns = Connections(flood=self.transport.flood)  # link proofs, per connection
         self.started_at = clock()
         self.closed = False
@@ -164,10 +166,12 @@ class Node:
         journal_path: Path | None = None,
         journal_dir: Path | None = None,
         grace_ms: int = 0,
+        prev: bytes = b"",
         **inject: Any,
     ) -> Node:
         """Open a table of ``seats`` seats (we take seat 0) and advertise it; a silent seat
-        is waited for ``grace_ms`` past the silence timeout (the reconnect grace, §4.6).
+        is waited for ``grace_ms`` past the silence timeout (the reconnect grace, §4.6);
+        ``prev``: the final log hash of the game this one follows (one more game, §4.9).
         Without ``journal_path`` the game journals itself into ``journal_dir``, if given.
         ``inject``: ``clock``, ``transport``, ``rng`` for the constructor (tests)."""
         node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir,
@@ -176,7 +180,7 @@ class Node:
         node.gathering = Gathering(HostLobby(
             identity, name, net.bind, node.port, table=code,
             game_id=node.rng.randbytes(16), seats=seats, rules=rules,
-            turn_timer_ms=turn_timer_ms, grace_ms=grace_ms,
+            turn_timer_ms=turn_timer_ms, grace_ms=grace_ms, prev=prev,
         ))
         node._update_beacon()
         return node
@@ -195,6 +199,7 @@ class Node:
         accept_rules: Callable[[RuleSet], bool] = lambda _: True,
         pin: KeyPin | None = None,
         journal_dir: Path | None = None,
+        expect_prev: bytes | None = None,
         **inject: Any,
     ) -> Node:
         """Sit at a table: the one at each ``host:port`` in ``addresses`` and/or (``discover``)
@@ -205,7 +210,7 @@ class Node:
         node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir,
                    **inject)
         lobby = JoinerLobby(identity, name, net.bind, node.port, table=table, pin=pin,
-                            accept_rules=accept_rules)
+                            accept_rules=accept_rules, expect_prev=expect_prev)
         seeker = Seeker(table, pin, discovering=discover and node.discovery is not None)
         node.gathering = Gathering(lobby, seeker)
         node.carry_out(node.gathering.dial(addresses, node.clock()))
@@ -308,6 +313,9 @@ class Node:
             game.tell_links(self.transport.nonce)
             batch.extend(game.machine.tick(now))
         self.carry_out(batch)
+        again = self.after.due(now) if self.after is not None else None
+        if again is not None:
+            self._send(again, None)  # our answer to "one more game?", once a second
         self.gathering.looked(now)
         # spectators last, after the table's own frames left, on a step taken anyway (no
         # wake-up of their own: watching.py, Desk.push)
@@ -343,6 +351,10 @@ class Node:
             return
         if kind in WATCH_KINDS or (kind == "sync-request" and self.desk.is_spectator(sender)):
             self._spectator(frame, address, now)  # watching.py: never touches the machine
+        elif kind in AGAIN_KINDS:
+            refused = self.after.receive(frame) if self.after is not None else None
+            if refused is not None:
+                log.info("%s", refused)
         elif kind in LOBBY_KINDS:
             batch.extend(self.lobby.receive(frame, sender, address, now))
         elif self.machine is not None:
@@ -417,6 +429,12 @@ class Node:
         self.events.append(event)
         if self.game is not None:
             self.game.heard_of(event, self.clock())
+            if isinstance(event, GameOver) and self.after is None:
+                machine = self.game.machine  # won: one more game? (again.py)
+                removed = [i.removed_seat for i in machine.replica.chain
+                           if i.removed_seat is not None]
+                self.after = AfterGame(self.identity, machine.seating, machine.replica.head,
+                                       removed)
 
     def log(self, level: str, text: str) -> None:
         """A machine's line for the operator, to ``logging``."""
@@ -503,6 +521,13 @@ class Node:
         seated, nor faster than once a second)."""
         if self.machine is not None:
             self.carry_out(list(self.machine.talk(phrase, self.clock())))
+
+    def say_again(self, answer: Answer) -> None:
+        """Tell every seat of the won game whether we play one more (protocol.md §4.9 "One
+        more game"); re-sent every second while we stay. Nothing before the game is won."""
+        if self.after is not None and self.machine is not None:
+            self._send(self.after.say(answer), None)
+            self.after.sent_at = self.clock()
 
     def start_now(self) -> None:
         """Host: seat the players gathered so far, at least two (``HostLobby.start_now``)."""

@@ -12,7 +12,7 @@ Kinds in the table log (signed by their author, chained by ``prev``):
 ``result-sign``.
 Kinds that travel but are not log entries: ``hello``, ``welcome``, ``refused``, ``leave``,
 ``watch``, ``ack``, ``vote``, ``proof``, ``bad-deal``, ``heartbeat``, ``sync-request``,
-``sync-reply``, ``bye``, ``talk``.
+``sync-reply``, ``bye``, ``talk``, ``again``.
 """
 
 from __future__ import annotations
@@ -129,6 +129,9 @@ class Genesis(Message):
     ports: Annotated[tuple[Port, ...], MaxLen(MAX_SEATS)]
     # the reconnect grace (protocol.md §4.6): how long a silent seat is waited for
     grace_ms: Annotated[int, Range(0, 600_000)] = 0
+    # one more game (protocol.md §4.9 "One more game"): the final log hash of the game this
+    # one follows at the same table, b"" for the first game of an evening
+    prev: Annotated[bytes, MaxLen(HASH_LEN)] = b""
 
 
 @message("genesis-sign")
@@ -318,3 +321,19 @@ class Bye(Message):
     """I am leaving the table for good (a forfeit of my seat)."""
 
     reason: Word
+
+
+@message("again")
+@dataclass(frozen=True)
+class Again(Message):
+    """After a finished game, one more with the same table (protocol.md §4.9 "One more game").
+    ``prev`` is the game's final log hash (envelope game id = that game's). ``want``: this
+    seat plays again (False: it declines, for good); ``host``: it would open the new table
+    when its turn comes (a bot says False: it only follows). The seat that opens it names
+    the new table's ``table`` code and link ``port`` ("" and 0 otherwise)."""
+
+    prev: Hash
+    want: bool
+    host: bool
+    table: Word
+    port: Port

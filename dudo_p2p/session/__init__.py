@@ -1,6 +1,16 @@
 """The narrow API one seat plays through: bots, the table and the CLI use this and nothing else."""
 
-from dudo_p2p.session.api import Ending, Gatherer, Gathering, PlayerInfo, Session
+from dudo_p2p.consensus.evening import Scoreboard, Standing
+from dudo_p2p.session.api import (
+    Ending,
+    Gatherer,
+    Gathering,
+    Hurrier,
+    PlayerInfo,
+    Rematcher,
+    Scored,
+    Session,
+)
 from dudo_p2p.session.events import (
     ActionTaken,
     CheatDetected,
@@ -34,16 +44,21 @@ __all__ = [
     "GameStarted",
     "Gatherer",
     "Gathering",
+    "Hurrier",
     "Notice",
     "Outcome",
     "PlayerInfo",
     "PlayerLeft",
     "Reason",
+    "Rematcher",
     "RoundResolved",
     "RoundStarted",
+    "Scoreboard",
+    "Scored",
     "SeatDisconnected",
     "SeatReconnected",
     "Session",
+    "Standing",
     "TableGone",
     "TalkHeard",
     "TimerPlayed",

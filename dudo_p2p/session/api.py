@@ -30,8 +30,9 @@ A networked seat also says how its game ended (:class:`Ending`, from
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
+from dudo_p2p.consensus.evening import Scoreboard
 from dudo_p2p.rules import Action, RuleSet, SeatView
 from dudo_p2p.session.events import Event, Outcome, Reason
 
@@ -64,7 +65,10 @@ class Gathering:
     ``can_fill``: hosting, bots can be called to the empty seats (:meth:`Gatherer.start_now`
     with ``bots=True``); ``filling``: how many were called (0: none yet). ``rules`` and
     ``turn_timer_s``: the table's rule set (None: not known yet, or rules this version
-    cannot read) and turn timer in seconds (0: none), as the host says.
+    cannot read) and turn timer in seconds (0: none), as the host says. One more
+    game (:mod:`~dudo_p2p.session.again`): ``waiting_for`` names the player whose answer or
+    table we wait for ("" when none); ``no_next_game``: nobody is left to open the next
+    table.
     """
 
     hosting: bool
@@ -82,6 +86,8 @@ class Gathering:
     filling: int = 0
     rules: RuleSet | None = None
     turn_timer_s: float = 0.0
+    waiting_for: str = ""
+    no_next_game: bool = False
 
 
 class Gatherer(Protocol):
@@ -123,6 +129,36 @@ class Ending:
     silent_after: float = 0.0
     abandoned_by: int | None = None
     other: int | None = None
+
+
+@runtime_checkable
+class Scored(Protocol):
+    """A session that keeps the evening's scoreboard: ``scoreboard()`` is the games won per
+    player over the chained games at this table (None before any was won)."""
+
+    def scoreboard(self) -> Scoreboard | None: ...
+
+
+@runtime_checkable
+class Rematcher(Protocol):
+    """A session that can play one more game with the same table after a won game:
+    ``one_more()`` says "yes" to the others and returns the session of the next game (it
+    takes this session's table over: closing this one then does nothing), or None when this
+    game cannot be followed (not won, or not networked)."""
+
+    def one_more(self) -> Session | None: ...
+
+
+@runtime_checkable
+class Hurrier(Protocol):
+    """A session whose table's bots think at a human pace (ours to run): ``can_hurry`` says
+    whether :meth:`hurry` would do anything; ``hurry()`` makes them play the rest of the game
+    at once (the player's "skip to the end", once out of the game)."""
+
+    @property
+    def can_hurry(self) -> bool: ...
+
+    def hurry(self) -> None: ...
 
 
 class Session(Protocol):

@@ -16,7 +16,10 @@ others would otherwise vote the seat out. The bot is injected (``timer_bot``, e.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
+from dudo_p2p.consensus.again import Answer
+from dudo_p2p.consensus.evening import Evening, Scoreboard
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.crypto.identity import fingerprint
@@ -24,7 +27,16 @@ from dudo_p2p.errors import IllegalAction
 from dudo_p2p.node.node import Node
 from dudo_p2p.node.reachable import reachable
 from dudo_p2p.rules import Action, GameState, PlayerAction, SeatView
-from dudo_p2p.session.api import Ending, Gatherer, Gathering, PlayerInfo
+from dudo_p2p.session.api import (
+    Ending,
+    Gatherer,
+    Gathering,
+    Hurrier,
+    PlayerInfo,
+    Rematcher,
+    Scored,
+    Session,
+)
 from dudo_p2p.session.events import (
     ActionTaken,
     Event,
@@ -46,7 +58,9 @@ class NodeSession:
     our seat as played by a bot in :meth:`players`; ``on_close`` runs after the node closed
     (``start_bot_table`` stops its bot processes there). ``filler`` (hosting) calls ``n``
     bots to our table's empty seats and returns what stops them (run at close): the bot
-    processes are started above this layer.
+    processes are started above this layer. ``evening``: the games played before this one at
+    this table (one more game: :mod:`~dudo_p2p.session.again`); ``hurry_dir``: where our
+    paced bot processes look for "skip to the end" (``--hurry-dir``).
     """
 
     def __init__(
@@ -57,8 +71,14 @@ class NodeSession:
         is_bot: bool = False,
         on_close: list[Callable[[], None]] | None = None,
         filler: Callable[[int], Callable[[], None]] | None = None,
+        evening: Evening | None = None,
+        hurry_dir: Path | None = None,
     ) -> None:
         self.node = node
+        self.hurry_dir = hurry_dir  # our bot processes' "skip to the end" (Hurrier)
+        self.evening = evening or Evening()
+        self._record: bytes | None = None  # this game's record, once it was won
+        self.handed_over = False  # one_more() took the node: close() leaves it open
         self.is_bot = is_bot
         self._timer_bot = timer_bot
         self._deadline: float | None = None
@@ -243,17 +263,71 @@ class NodeSession:
 
     def record(self) -> tuple[str, bytes] | None:
         """The game record (what ``dudo-p2p verify`` reads) and its file name
-        (``CODE-seatN.dudo``); None before the table is seated."""
+        (``CODE-GAMEID-seatN.dudo``, GAMEID the game id's first 8 hex digits: the games of
+        one evening share the code); None before the table is seated."""
         machine, seated = self.node.machine, self.node.seated
         if machine is None or seated is None:
             return None
-        name = f"{seated.seating.table}-seat{machine.seat}.dudo"
+        seating = seated.seating
+        name = f"{seating.table}-{seating.game_id.hex()[:8]}-seat{machine.seat}.dudo"
         return name, machine.record(seated.genesis, list(seated.signatures))
 
+    @property
+    def can_hurry(self) -> bool:
+        """Our table's other seats are paced bots of ours (:class:`Hurrier`)."""
+        return self.hurry_dir is not None and self.node.seated is not None
+
+    def hurry(self) -> None:
+        """Our bots play the rest of this game at once (they look for this game's file)."""
+        seated = self.node.seated
+        if self.hurry_dir is not None and seated is not None:
+            (self.hurry_dir / seated.seating.game_id.hex()).touch()
+
+    def scoreboard(self) -> Scoreboard | None:
+        """The evening's scoreboard (:class:`~dudo_p2p.session.api.Scored`): the games
+        before this one and this one once it was won; None before any game was won."""
+        return self.evening.scoreboard(self.won_record())
+
+    def one_more(self, *, host: bool = True) -> Session | None:
+        """After a won game: "yes" to one more (:class:`~dudo_p2p.session.api.Rematcher`).
+        The returned :class:`~dudo_p2p.session.again.AgainSession` takes our node and our
+        closers over (closing this session then does nothing); None when the game was not
+        won (nothing to follow). ``host`` False: never open the next table, only follow."""
+        # imported here: again.py builds NodeSessions for the next games
+        from dudo_p2p.session.again import AgainSession
+
+        record, after = self.won_record(), self.node.after
+        if after is None or record is None or self.handed_over or self.node.closed:
+            return None
+        self.handed_over = True
+        closers, self._closers = self._closers, []
+        return AgainSession(self.node, after, self.evening.then(record), host=host,
+                            timer_bot=self._timer_bot, is_bot=self.is_bot, on_close=closers,
+                            hurry_dir=self.hurry_dir)
+
+    @property
+    def has_events(self) -> bool:
+        """Events are waiting for :meth:`poll_events`."""
+        self._inspect()
+        return bool(self._queue)
+
+    def won_record(self) -> bytes | None:
+        """This game's record once it was won (None before): what the scoreboard counts."""
+        node, machine = self.node, self.node.machine
+        if self._record is None and node.after is not None and machine is not None \
+                and node.seated is not None:
+            self._record = machine.record(node.seated.genesis, list(node.seated.signatures))
+        return self._record
+
     def close(self) -> None:
-        """Leave the table (a forfeit if the game still runs), close the node, run closers."""
+        """Leave the table (a forfeit if the game still runs; after a won game, "no more
+        games for me" to the others), close the node, run closers. A session whose node
+        :meth:`one_more` handed over closes nothing."""
+        if self.handed_over:
+            return
         if not self.node.closed:
             self.node.leave()
+            decline(self.node)
             self.node.close()
         closers, self._closers = self._closers, []
         for closer in closers:
@@ -308,3 +382,25 @@ class NodeSession:
         action = self._timer_bot(self.view(), legal)
         self.submit(action)
         self._queue.append(TimerPlayed(self.seat, action))
+
+
+DECLINE_FLUSH_S = 0.1  # a decline gets this long to leave before the sockets close
+
+
+def decline(node: Node) -> None:
+    """After a won game we did not answer yet: tell the others we play no more (protocol.md
+    §4.9 "One more game"), and run the node a moment so the frame leaves before the links
+    close (they close without lingering): the next table does not wait for us."""
+    after = node.after
+    if after is None or (after.me in after.said and not after.said[after.me].want):
+        return
+    node.say_again(Answer(want=False, host=True))
+    end = node.clock() + DECLINE_FLUSH_S
+    while (left := end - node.clock()) > 0:
+        node.step(left)
+
+
+def _contracts(session: NodeSession) -> tuple[Session, Gatherer, Scored, Rematcher, Hurrier]:
+    """Never called: mypy checks here that the session keeps every protocol the window uses
+    (they are runtime-checkable, so a missing method would silently drop a feature)."""
+    return session, session, session, session, session

@@ -27,6 +27,7 @@ import pygame
 from dudo_p2p import paths
 from dudo_p2p.errors import DudoError
 from dudo_p2p.rules import RuleSet
+from dudo_p2p.session import Session
 from dudo_p2p.ui import theme
 from dudo_p2p.ui.i18n import LANGS, Tr, default_lang
 from dudo_p2p.ui.lobby import LobbyScene
@@ -120,6 +121,13 @@ class App:
             return
         self.switch(TableScene(self, session, request, bot_delay=self.bot_delay,
                                autoplay=self.autoplay, reveal_hold=self.reveal_hold))
+
+    def continue_with(self, session: Session, request: TableRequest) -> None:
+        """Go on at the table ``session`` plays (one more game: it took the last table's
+        session over, so that one is not closed)."""
+        self.scene = TableScene(self, session, request, bot_delay=self.bot_delay,
+                                autoplay=self.autoplay, reveal_hold=self.reveal_hold)
+        self.scene.enter()
 
     def back_to_lobby(self, text: str) -> None:
         """Show the lobby (closing the current table) with ``text`` as its message."""

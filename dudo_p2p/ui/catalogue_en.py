@@ -296,4 +296,13 @@ EN: dict[str, str] = {
     "wait.timer": "{n} s a turn",
     "wait.no_timer": "no time limit",
     "wait.house_rules": "house rules",
+    "board.title": "Tonight: {n} games",
+    "board.title_one": "Tonight: 1 game",
+    "board.row": "{wins} of {games}",
+    "board.broken": "an earlier game did not verify and is not counted",
+    "again.waiting": "One more game: waiting for {name} to open the table...",
+    "again.joining": "One more game: sitting down at {name}'s table {code}...",
+    "again.none": "Nobody is opening another table: the table has gone",
+    "table.skip": "Skip to the end",
+    "table.thinking": "thinking...",
 }

@@ -299,4 +299,13 @@ ES: dict[str, str] = {
     "wait.timer": "{n} s por turno",
     "wait.no_timer": "sin límite de tiempo",
     "wait.house_rules": "reglas de la casa",
+    "board.title": "La noche: {n} partidas",
+    "board.title_one": "La noche: 1 partida",
+    "board.row": "{wins} de {games}",
+    "board.broken": "una partida anterior no se pudo verificar y no cuenta",
+    "again.waiting": "Otra partida: esperando a que {name} abra la mesa...",
+    "again.joining": "Otra partida: sentándose a la mesa {code} de {name}...",
+    "again.none": "Nadie abre otra partida: la mesa se ha ido",
+    "table.skip": "Saltar al final",
+    "table.thinking": "pensando...",
 }

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pygame
 
 from dudo_p2p.rules import VARIANTS, RuleSet
-from dudo_p2p.ui import draw, theme
+from dudo_p2p.ui import draw, scoreboard, theme
 from dudo_p2p.ui.i18n import VALUE_KEYS, Tr
 from dudo_p2p.ui.rule_texts import VARIANT_KEYS
 from dudo_p2p.ui.sound import VOLUME_STEPS
@@ -164,13 +164,19 @@ def draw_ended(scene: TableControls, surface: pygame.Surface) -> None:
 
 
 def draw_winner(scene: TableControls, surface: pygame.Surface) -> None:
-    """The end of the game: who won, and play again / lobby / quit."""
+    """The end of the game: who won, and play again / lobby / quit; below, the evening's
+    scoreboard when the table keeps one (one more game with the same friends)."""
     tr = scene.tr
     winner = scene.model.winner
     assert winner is not None
     _shade(surface, 190)
+    board = scoreboard.board_of(scene.session)
     box = pygame.Rect(0, 0, 640, 380)
     box.center = (640, 380)
+    if board is not None:  # the winner's panel moves up to leave room for the evening
+        box.top = max(70, 780 - scoreboard.height(board) - 20 - box.height)
+        scoreboard.draw_board(surface, tr, board, pygame.Rect(
+            box.left + 40, box.bottom + 16, box.width - 80, scoreboard.height(board)))
     draw.panel(surface, box, edge=theme.GOLD)
     me = scene.session.seat
     if winner == me and not scene.hotseat:

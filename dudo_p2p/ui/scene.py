@@ -18,6 +18,7 @@ from dudo_p2p.ui import widgets
 from dudo_p2p.ui.i18n import Tr
 
 if TYPE_CHECKING:
+    from dudo_p2p.session import Session
     from dudo_p2p.ui.request import TableRequest
     from dudo_p2p.ui.settings import Settings
     from dudo_p2p.ui.sound import SoundBank
@@ -46,6 +47,10 @@ class Host(Protocol):
 
     def show_lobby(self) -> None:
         """Go back to the lobby (closing any table)."""
+
+    def continue_with(self, session: Session, request: TableRequest) -> None:
+        """Switch to the table ``session`` plays, which took the current one over (one more
+        game): the current session is not closed."""
 
     def back_to_lobby(self, text: str) -> None:
         """Go back to the lobby (closing any table) showing ``text`` there."""

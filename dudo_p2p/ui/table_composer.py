@@ -55,9 +55,17 @@ def draw_composer(scene: TableControls, surface: pygame.Surface) -> None:
                   anchor="center", max_width=box.width - 40)
         return
     if not scene.hotseat and not view.state.alive[scene.session.seat]:
-        # out of the game: no controls that can never light up, nor "wait for your turn"
-        draw.text(surface, tr("table.you_are_out"), box.center, 30, theme.CREAM,
+        # out of the game: no controls that can never light up, nor "wait for your turn";
+        # with our own bots left, the rest of the game can go at once ("skip to the end")
+        skip = scene.can_skip
+        centre = (box.centerx, box.top + 50) if skip else box.center
+        draw.text(surface, tr("table.you_are_out"), centre, 30, theme.CREAM,
                   anchor="center", max_width=box.width - 40)
+        if skip:
+            rect = pygame.Rect(0, 0, 300, 56)
+            rect.center = (box.centerx, box.top + 124)
+            scene.buttons.append(Button(rect, tr("table.skip"), scene.skip_to_end, size=26,
+                                        name="skip"))
         return
     choices = scene.choices()
     if choices:

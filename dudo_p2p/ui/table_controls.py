@@ -25,8 +25,9 @@ from dudo_p2p.rules import (
     RaiseContext,
     min_raise,
 )
+from dudo_p2p.session import Hurrier, Rematcher
 from dudo_p2p.ui.composer import legal_bids, lowest_on_face
-from dudo_p2p.ui.table_core import END_GRACE_S, TableCore
+from dudo_p2p.ui.table_core import END_GRACE_S, SKIPPED_REVEAL_S, TableCore
 
 
 class TableControls(TableCore):
@@ -79,9 +80,33 @@ class TableControls(TableCore):
         return self.end_shown_at is not None and self.now - self.end_shown_at >= END_GRACE_S
 
     def play_again(self) -> None:
-        """Start a new game with the same request (once the end screen may take a choice)."""
-        if self.end_ready:
+        """Once the end screen may take a choice: one more game with the same table when the
+        session can (a networked one: the others' windows follow, :mod:`~dudo_p2p.session.again`),
+        else a new game with the same request."""
+        if not self.end_ready:
+            return
+        following = self.session.one_more() if isinstance(self.session, Rematcher) else None
+        if following is not None:
+            self.host.continue_with(following, self.request)
+        else:
             self.host.start_table(self.request)
+
+    @property
+    def can_skip(self) -> bool:
+        """We are out, the game goes on, and its other seats are bots of ours that think at
+        a human pace: "skip to the end" is offered."""
+        session = self.session
+        return (isinstance(session, Hurrier) and session.can_hurry and not self.skipped
+                and self.model.winner is None and self.view is not None
+                and not self.view.state.alive[session.seat])
+
+    def skip_to_end(self) -> None:
+        """The rest of the game at once: our bots stop thinking, reveals stop holding."""
+        if isinstance(self.session, Hurrier):
+            self.session.hurry()
+        self.skipped = True
+        self.reveal_hold = SKIPPED_REVEAL_S
+        self._changed = True
 
     def pick_face(self, face: int) -> None:
         """Choose ``face`` in the composer; the count moves to the lowest bid on it."""

@@ -55,6 +55,7 @@ from dudo_p2p.ui.scene import Host, Scene
 from dudo_p2p.ui.table_model import TableModel, Words, keyed
 
 REVEAL_HOLD_S = 6.0  # a reveal stays this long unless dismissed
+SKIPPED_REVEAL_S = 0.3  # ... and this long once the player skipped to the end
 REFRESH_S = 0.5  # re-read the view at least this often (turn timers, remote tables)
 END_GRACE_S = 1.0  # the end screen takes no choice this long after it shows
 DEFAULT_BOT_DELAY_S = 0.9  # an in-process bot "thinks" this long so humans can follow
@@ -116,6 +117,7 @@ class TableCore(Scene):
         self.slide: tuple[Bid, int | None, float] | None = None  # a new bid: from whom, when
         self._ticked: tuple[int, int] | None = None  # (turn, second) the timer last ticked
         self.gathered: Gathering | None = None  # the waiting room as last drawn (waiting.py)
+        self.skipped = False  # "skip to the end" was chosen
 
     # -- session plumbing ----------------------------------------------------------------
     @property

@@ -221,6 +221,8 @@ def _seat(scene: TableControls, surface: pygame.Surface, seat: int, hide_all: bo
         tag = scene.tr("table.eliminated")
     if seat in scene.model.talk.muted:
         tag = scene.tr("table.muted")  # in place of the fingerprint: it must be read
+    elif to_act and seat != scene.session.seat and not scene.hotseat:
+        tag = scene.tr("table.thinking")  # whose turn it is, said where the eye looks
     # dice left, as small blank dice on the plate's right; the tag gets the room before them
     strip = dice_strip(plate, count)
     draw.text(surface, tag, (plate.left + 10, plate.top + 32), 19, theme.MUTED, shadow=False,

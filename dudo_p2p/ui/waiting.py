@@ -27,7 +27,7 @@ import pygame
 
 from dudo_p2p.rules import VARIANTS, RuleSet
 from dudo_p2p.session import Gathering
-from dudo_p2p.ui import draw, theme
+from dudo_p2p.ui import draw, scoreboard, theme
 from dudo_p2p.ui.i18n import REFUSAL_KEYS, Tr, value_label
 from dudo_p2p.ui.widgets import Button
 
@@ -64,6 +64,9 @@ def watch(scene: TableCore, now: float) -> bool:
     if state is None or state.hosting:
         return False
     tr = scene.tr
+    if state.no_next_game:  # one more game: nobody is left to open the table
+        scene.host.back_to_lobby(tr("again.none"))
+        return True
     if state.refused:
         why = tr(REFUSAL_KEYS.get(state.refused, "refused.other"))
         scene.host.back_to_lobby(tr("join.refused", why=why))
@@ -131,6 +134,9 @@ def draw_waiting(scene: TableCore, surface: pygame.Surface) -> None:
         _table_line(scene, surface, state, 280)
         _seats(scene, surface, state, 320)
         _host_controls(scene, surface, state, 320)
+    elif state is not None and state.waiting_for and not state.names:  # one more game
+        draw.text(surface, tr("again.waiting", name=state.waiting_for), (640, 360), 36,
+                  anchor="center", max_width=1200)
     elif state is not None and state.answered:
         draw.text(surface, tr("wait.welcomed", code=state.code), (640, 200), 36,
                   anchor="center", max_width=1200)
@@ -147,6 +153,10 @@ def draw_waiting(scene: TableCore, surface: pygame.Surface) -> None:
     else:
         draw.text(surface, tr("table.waiting"), (640, 400), 40, anchor="center")
     draw.text(surface, tr("wait.keys"), (640, 740), 22, theme.MUTED, anchor="center")
+    board = scoreboard.board_of(scene.session)
+    if board is not None:  # the evening so far, left of the roster (its controls are right)
+        scoreboard.draw_board(surface, tr, board,
+                              pygame.Rect(16, 300, 320, scoreboard.height(board)))
     scene.buttons.append(Button(CANCEL_RECT.copy(), tr("wait.cancel"),
                                 lambda: cancel(scene), name="cancel"))
     mouse = scene.mouse

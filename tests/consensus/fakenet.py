@@ -30,13 +30,13 @@ def identities(n: int, seed: int) -> list[Identity]:
 
 def make_genesis(
     ids: list[Identity], rules: RuleSet, *, timer_ms: int = 0, game_id: bytes = bytes(range(16)),
-    grace_ms: int = 0,
+    grace_ms: int = 0, prev: bytes = b"",
 ) -> tuple[bytes, list[bytes]]:
     players = [
         Candidate(i.public_key, i.x25519_public, f"p{k}", "127.0.0.1", 4000 + k)
         for k, i in enumerate(ids)
     ]
-    genesis = propose(ids[0], game_id, "ABCDE", rules, timer_ms, players, grace_ms)
+    genesis = propose(ids[0], game_id, "ABCDE", rules, timer_ms, players, grace_ms, prev)
     return genesis.to_bytes(), [sign(i, genesis).to_bytes() for i in ids]
 
 
@@ -88,6 +88,8 @@ class FakeNet:
         grace_ms: int = 0,
         tick_always: bool = False,
         jump: bool = False,
+        prev: bytes = b"",
+        game_id: bytes = bytes(range(16)),
     ) -> None:
         self.tick_always = tick_always  # tick every machine every step, due or not
         # jump: skip the clock to the next deadline or delivery when nobody can act, as a
@@ -104,7 +106,7 @@ class FakeNet:
         self.rng = random.Random(seed)
         self.ids = identities(n, seed)
         self.genesis, self.signatures = make_genesis(
-            self.ids, rules, timer_ms=timer_ms, grace_ms=grace_ms
+            self.ids, rules, timer_ms=timer_ms, grace_ms=grace_ms, prev=prev, game_id=game_id
         )
         self.seating: Seating = seating_from(self.genesis, self.signatures)
         self.now = 0.0

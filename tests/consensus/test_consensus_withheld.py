@@ -114,11 +114,12 @@ def test_a_withheld_reveal_resolves_the_round_when_the_hidden_dice_cannot_change
 
 
 def test_a_withheld_reveal_whose_dice_matter_is_recovered_from_the_shares_it_dealt() -> None:
-    """Seed 23: a ¡Calzo! whose truth hangs on the withheld hand. The others publish their
+    """Seed 41 (23 before the genesis named the previous game, which changed every game's
+    dice): a call whose truth hangs on the withheld hand. The others publish their
     shares of the withholder's key (``key-share``, §3.7), rebuild it, and the round resolves
     with its **real** dice (those of the key it kept back): the loss the true dice give
     stands, the withholder leaves, the records verify and the journals replay it."""
-    net, kept, ep = withholding_game(23)
+    net, kept, ep = withholding_game(41)
     rep = net.machines[WATCHER].replica
     assert kept and ep.reveal_at is not None and ep.seed is not None
     at_call = ep.reveal_at[2]
@@ -153,7 +154,7 @@ def test_a_peer_restarted_in_the_middle_of_a_removal_after_the_call_rejoins_the_
     """The watcher crashes right after it removed the withholder (its journal holds the
     removal and, for a void, the reveals the void dropped) and comes back from its journal:
     it replays the same decision and finishes the game on the others' head."""
-    for seed in (6, 23):
+    for seed in (6, 41):  # a round resolved as if revealed; one whose hidden dice matter
         net, _, _ = withholding_game(seed)
         net.crash(WATCHER)
         net.restart(WATCHER)

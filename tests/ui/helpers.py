@@ -87,16 +87,22 @@ def play_until(app: App, clock: FakeClock, scene: TableScene,
         app.frame()
         if done(scene):
             return
-        if scene.model.reveal is not None:
-            key(app, pygame.K_SPACE)
-        elif scene.my_turn and not scene.blocked:
-            if scene.choices():
-                click_button(app, "choice_0")
-            elif scene.offered(Dudo) is not None:
-                key(app, pygame.K_d)
-            else:
-                key(app, pygame.K_RETURN)
+        play_our_seat(app, scene)
     raise AssertionError("the table never got there")
+
+
+def play_our_seat(app: App, scene: TableScene) -> None:
+    """One look at the table: dismiss a reveal, or play our turn (doubt when we may, so
+    rounds end fast; else the composer's bid or the first setup choice)."""
+    if scene.model.reveal is not None:
+        key(app, pygame.K_SPACE)
+    elif scene.my_turn and not scene.blocked:
+        if scene.choices():
+            click_button(app, "choice_0")
+        elif scene.offered(Dudo) is not None:
+            key(app, pygame.K_d)
+        else:
+            key(app, pygame.K_RETURN)
 
 
 def gives_up_when_unanswered(app: App, clock: FakeClock) -> None:

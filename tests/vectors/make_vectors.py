@@ -45,6 +45,7 @@ from dudo_p2p.protocol.envelope import Envelope, seal_envelope  # noqa: E402
 from dudo_p2p.protocol.kinds import (  # noqa: E402
     Ack,
     Act,
+    Again,
     Bye,
     Commit,
     Genesis,
@@ -145,7 +146,8 @@ def examples() -> dict[str, tuple[int, bytes, int, int, Message]]:
     act2 = seal_envelope(key(1), GAME, EPOCH, 1, Act(PREV, "dudo", 0, 0, ""))
     genesis = Genesis("K7QXM", RuleSet().to_dict(), 60_000, pubs,
                       tuple(key(s).x25519_public for s in range(3)), ("Ana", "Bo", "Cy"),
-                      ("", "192.168.1.20", "192.168.1.21"), (40000, 40001, 40002))
+                      ("", "192.168.1.20", "192.168.1.21"), (40000, 40001, 40002),
+                      prev=PREV)  # one more game: it follows the game that ended on PREV
     genesis_env = seal_envelope(key(0), GAME, 0, 0, genesis)
     return {
         "hello": (1, LOBBY, 0, 0, Hello("K7QXM", "Bo", key(1).x25519_public, "", 40001)),
@@ -170,6 +172,7 @@ def examples() -> dict[str, tuple[int, bytes, int, int, Message]]:
         "sync-reply": (1, GAME, EPOCH, 0, SyncReply(12, (act.to_bytes(),), False)),
         "bye": (2, GAME, EPOCH, 0, Bye("quit")),
         "talk": (2, GAME, EPOCH, 3, Talk(5)),
+        "again": (0, GAME, 0, 0, Again(PREV, True, True, "K7QXM", 40007)),
     }
 
 
