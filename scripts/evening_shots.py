@@ -63,7 +63,7 @@ def run(apps: list[App], clock: Clock, done: object, limit: float = 120.0) -> No
                 continue
             scene.session.wait(0.005)
             app.frame()
-            if scene.reveal is not None:
+            if scene.model.reveal is not None:
                 press(app, pygame.K_SPACE)
             elif scene.my_turn and not scene.blocked:
                 if scene.choices():

@@ -75,7 +75,7 @@ def over(app: App) -> bool:
 
 def playing(app: App) -> bool:
     scene = app.scene
-    return isinstance(scene, TableScene) and scene.view is not None and scene.winner is None
+    return isinstance(scene, TableScene) and scene.view is not None and scene.model.winner is None
 
 
 def head(app: App) -> bytes:

@@ -11,7 +11,8 @@ from dudo_p2p.session import Session
 from dudo_p2p.ui import draw
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.request import TableRequest
-from dudo_p2p.ui.table import SKIPPED_REVEAL_S, TableScene
+from dudo_p2p.ui.table import TableScene
+from dudo_p2p.ui.table_core import SKIPPED_REVEAL_S
 
 from .conftest import FakeClock
 from .helpers import TextRecorder, bot_tables, click_button, play_until
@@ -52,7 +53,7 @@ def test_out_of_the_game_we_may_skip_to_the_end(
 
     def other_to_act(s: TableScene) -> bool:
         return (s.view is not None and s.view.to_act not in (None, s.session.seat)
-                and s.reveal is None)
+                and s.model.reveal is None)
 
     play_until(app, clock, scene, other_to_act)
     assert "pensando..." in recorder.frame(app)  # the seat to act, on its plate
@@ -63,7 +64,7 @@ def test_out_of_the_game_we_may_skip_to_the_end(
         return s.view is not None and not s.view.state.alive[s.session.seat]
 
     play_until(app, clock, scene, we_are_out)
-    assert scene.winner is None, "seed 4: three bots are left when we are out"
+    assert scene.model.winner is None, "seed 4: three bots are left when we are out"
     assert "Saltar al final" in recorder.frame(app)
     click_button(app, "skip")
     assert tables[0].hurried == 1 and scene.skipped
