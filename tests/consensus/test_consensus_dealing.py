@@ -117,12 +117,11 @@ def recovered_record(net: FakeNet, seat: int) -> dict[str, object]:
 def test_verify_accepts_a_recovered_round_and_refuses_a_forged_recovery(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Seed 41 (see test_consensus_withheld; 23 before the genesis named the previous game,
-    which changed every game's dice): the withholder's key is rebuilt from the
+    """Seed 23 (see test_consensus_withheld): the withholder's key is rebuilt from the
     others' shares. ``dudo-p2p verify`` accepts that record; it refuses the same record
     with one share replaced by another value (signed by its author: the forgery a member
     would make to steer the rebuilt dice) and one whose share names another seat."""
-    net, _, ep = withholding_game(41)
+    net, _, ep = withholding_game(23)
     net.run()
     assert ep.recovered == (WITHHOLDER,)
     doc = recovered_record(net, 1)
