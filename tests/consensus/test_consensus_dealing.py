@@ -117,11 +117,12 @@ def recovered_record(net: FakeNet, seat: int) -> dict[str, object]:
 def test_verify_accepts_a_recovered_round_and_refuses_a_forged_recovery(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Seed 23 (see test_consensus_withheld): the withholder's key is rebuilt from the
+    """The withholder's dice decide the call (the test makes the bids so; see
+    test_consensus_withheld): its key is rebuilt from the
     others' shares. ``dudo-p2p verify`` accepts that record; it refuses the same record
     with one share replaced by another value (signed by its author: the forgery a member
     would make to steer the rebuilt dice) and one whose share names another seat."""
-    net, _, ep = withholding_game(23)
+    net, _, ep = withholding_game(23, decided=True)
     net.run()
     assert ep.recovered == (WITHHOLDER,)
     doc = recovered_record(net, 1)

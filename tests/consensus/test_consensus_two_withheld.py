@@ -20,6 +20,7 @@ from dudo_p2p.rules import Reveal as RevealDice
 from dudo_p2p.rules import RuleSet
 
 from .fakenet import FakeNet
+from .scenarios import call_decided_by
 from .test_consensus_withheld import restores_alike
 
 
@@ -107,17 +108,24 @@ def test_two_seats_withholding_their_reveals_are_both_recovered(seed: int, tmp_p
     assert verify.run(argparse.Namespace(file=path, json=False)) == 0
 
 
-def test_a_member_that_withholds_its_share_too_is_removed_and_both_keys_rebuilt() -> None:
-    """Four seats, seed 23: seat 0 withholds its reveal in a round its dice decide, and seat 3
-    (its partner) withholds its share of seat 0's key in RECOVER. Seat 3 is voted out in
-    turn and RECOVER starts again for both keys (seat 3's own share of seat 0's key is simply
-    missing): seats 1 and 2 are t = 2 of each dealer's 3 others, rebuild both, and the round
-    resolves with the true dice. Both leave; the records verify, the journals replay."""
-    net = FakeNet(4, RuleSet(), seed=23)
+@pytest.mark.parametrize("seed", [23, 5])
+def test_a_member_that_withholds_its_share_too_is_removed_and_both_keys_rebuilt(
+    seed: int,
+) -> None:
+    """Four seats: seat 0 withholds its reveal in a round its dice decide (the test makes
+    the bids: the opener bids a count whose truth hangs on seat 0's hand, the next seat
+    calls; any seed), and seat 3 (its partner) withholds its share of seat 0's key in
+    RECOVER. Seat 3 is voted out in turn and RECOVER starts again for both keys (seat 3's
+    own share of seat 0's key is simply missing): seats 1 and 2 are t = 2 of each dealer's
+    3 others, rebuild both, and the round resolves with the true dice. Both leave; the
+    records verify, the journals replay."""
+    net = FakeNet(4, RuleSet(), seed=seed)
+    planted = call_decided_by(net, 0)
     kept = silenced(net, {0: ("reveal", "sync-reply"), 3: ("key-share", "sync-reply")})
     rep = net.machines[1].replica
     net.run_until(lambda: rep.phase is EpochPhase.RECOVER)
     ep = rep.epoch
+    assert planted.get("round") == ep.number, "the call the test made"
     assert list(ep.withheld) == [0], "seat 0's dice decide this round"
     net.run_until(lambda: rep.epoch is not ep or rep.phase is EpochPhase.SIGN)
     assert sorted(ep.withheld) == [0, 3]

@@ -21,15 +21,22 @@ from dudo_p2p.rules import GameState, RuleSet
 from dudo_p2p.rules import Reveal as RevealDice
 
 from .fakenet import FakeNet
+from .scenarios import call_decided_by
 
 WITHHOLDER, WATCHER = 0, 1
 
 
-def withholding_game(seed: int) -> tuple[FakeNet, list[Envelope], EpochState]:
+def withholding_game(
+    seed: int, *, decided: bool = False
+) -> tuple[FakeNet, list[Envelope], EpochState]:
     """Three seats; seat 0's reveals never leave it (not even in catch-up). Runs until the
     watcher removes it; returns the net, the reveals seat 0 kept back (its true key) and
-    the watcher's state of the epoch of the call (it keeps its keys, seed, engine)."""
+    the watcher's state of the epoch of the call (it keeps its keys, seed, engine).
+    ``decided``: the test makes the first call's bids so that seat 0's dice decide it
+    (:func:`~tests.consensus.scenarios.call_decided_by`), whatever the seed's dice."""
     net = FakeNet(3, RuleSet(), seed=seed)
+    if decided:
+        call_decided_by(net, WITHHOLDER)
     kept: list[Envelope] = []
     original = net.route
 
@@ -114,12 +121,12 @@ def test_a_withheld_reveal_resolves_the_round_when_the_hidden_dice_cannot_change
 
 
 def test_a_withheld_reveal_whose_dice_matter_is_recovered_from_the_shares_it_dealt() -> None:
-    """Seed 41 (23 before the genesis named the previous game, which changed every game's
-    dice): a call whose truth hangs on the withheld hand. The others publish their
+    """A call whose truth hangs on the withheld hand (the test makes the bids so, whatever
+    the seed's dice). The others publish their
     shares of the withholder's key (``key-share``, §3.7), rebuild it, and the round resolves
     with its **real** dice (those of the key it kept back): the loss the true dice give
     stands, the withholder leaves, the records verify and the journals replay it."""
-    net, kept, ep = withholding_game(41)
+    net, kept, ep = withholding_game(23, decided=True)
     rep = net.machines[WATCHER].replica
     assert kept and ep.reveal_at is not None and ep.seed is not None
     at_call = ep.reveal_at[2]
@@ -154,8 +161,10 @@ def test_a_peer_restarted_in_the_middle_of_a_removal_after_the_call_rejoins_the_
     """The watcher crashes right after it removed the withholder (its journal holds the
     removal and, for a void, the reveals the void dropped) and comes back from its journal:
     it replays the same decision and finishes the game on the others' head."""
-    for seed in (6, 41):  # a round resolved as if revealed; one whose hidden dice matter
-        net, _, _ = withholding_game(seed)
+    # a seeded game (its round resolved as if revealed, or voided), and one whose hidden
+    # dice matter (the test makes the bids so)
+    for seed, decided in ((6, False), (23, True)):
+        net, _, _ = withholding_game(seed, decided=decided)
         net.crash(WATCHER)
         net.restart(WATCHER)
         net.run()
