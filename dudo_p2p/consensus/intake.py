@@ -127,9 +127,14 @@ class LogIntake:
         before = rep.phase
         if not rep.add_concurrent(env):
             return
-        yield from self.chained(now)
+        # the entries held back (result signatures that came before the last reveal) are
+        # taken only once this phase's events are out: taken first, they could complete the
+        # next phase too, and this one's events would be read off the phase after it (the
+        # last RoundResolved lost, GameOver told twice)
+        yield from self.chained(now, retry=False)
         yield from self.phases.completed(before, now)
         yield from self.advance(now)
+        yield from self.retry_buffer(now)
 
     def advance(self, now: float) -> Effects:
         """Send what our seat owes the current phase, once, and take it into our log."""
@@ -227,8 +232,9 @@ class LogIntake:
 
     # ---- the head moved -------------------------------------------------------------------
 
-    def chained(self, now: float) -> Effects:
-        """The head moved: journal the new items, reset per-slot state, retry the buffer."""
+    def chained(self, now: float, *, retry: bool = True) -> Effects:
+        """The head moved: journal the new items, reset per-slot state, retry the buffer
+        (``retry`` False: the caller does, once it told what this move means)."""
         rep = self.ctx.replica
         for data in rep.spilled:  # reveals a void after a withhold dropped
             yield Persist(journal.item_record(data))
@@ -243,6 +249,11 @@ class LogIntake:
         self.timers.progress_at = now
         self.phases.own_current = None
         self.race.next_slot()
+        if retry:
+            yield from self.retry_buffer(now)
+
+    def retry_buffer(self, now: float) -> Effects:
+        """Consider again every entry held back because it did not fit yet."""
         pending, self.buffer = self.buffer, []
         for env in pending:
             self.seen.discard(env.digest())
