@@ -54,7 +54,8 @@ def play_headless(node: Node, args: argparse.Namespace, *, label: str) -> int:
                         break
                     continue
                 node = session.node_now()
-                seat = session.current or seat
+                if isinstance(session.current, NodeSession):  # the one it built: ours
+                    seat = session.current
             if node.settled():
                 if args.record is not None:
                     write_record(seat, args.record)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
+from typing import Protocol
 
 from dudo_p2p.consensus.again import AfterGame, Answer
 from dudo_p2p.consensus.evening import Evening, Scoreboard
@@ -45,36 +45,49 @@ from dudo_p2p.session.api import (
     Session,
 )
 from dudo_p2p.session.events import Event
-from dudo_p2p.session.node_session import BotFn, NodeSession, decline
 
 TICK_EVERY = 0.05  # both tables are run at least this often while the old one stays
 
+
+class Seat(Session, Gatherer, Hurrier, Scored, Protocol):
+    """Our seat at the next game's table, as :class:`AgainSession` drives it: a
+    :class:`~dudo_p2p.session.node_session.NodeSession` (named here only as a protocol:
+    node_session builds us, so we do not import it)."""
+
+    @property
+    def node(self) -> Node: ...
+
+    @property
+    def has_events(self) -> bool: ...
+
+    def one_more(self, *, host: bool = True) -> Session | None: ...
+
+
+#: Builds our seat at the next table from its node and the evening so far.
+SeatAt = Callable[[Node, Evening], Seat]
+
 class AgainSession:
     """Our seat from "play again" on (module docstring). Build with
-    :meth:`NodeSession.one_more`; ``host`` False: we never open the table, only follow (a
-    bot)."""
+    :meth:`NodeSession.one_more`; ``seat_at`` makes our seat at the next table (played as
+    the won one); ``host`` False: we never open the table, only follow (a bot)."""
 
     def __init__(
         self,
         old: Node,
         after: AfterGame,
         evening: Evening,
+        seat_at: SeatAt,
         *,
         host: bool = True,
-        timer_bot: BotFn | None = None,
-        is_bot: bool = False,
         on_close: list[Callable[[], None]] | None = None,
-        hurry_dir: Path | None = None,
     ) -> None:
         self.old: Node | None = old
-        self.hurry_dir = hurry_dir
         self.after = after
         self.evening = evening
+        self._seat_factory = seat_at
         self.hosts = host
-        self._timer_bot = timer_bot
-        self.is_bot = is_bot
         self._closers = list(on_close or [])
-        self.current: NodeSession | None = None  # our seat at the next table
+        self.current: Seat | None = None  # our seat at the next table
         self.opened_by: int | None = None  # the old seat whose table ``current`` sits at
         self.no_next_game = False
         self.handed_over = False
@@ -286,8 +299,7 @@ class AgainSession:
         self._seat_at(node, seat)
 
     def _seat_at(self, node: Node, opener: int) -> None:
-        self.current = NodeSession(node, timer_bot=self._timer_bot, is_bot=self.is_bot,
-                                   evening=self.evening, hurry_dir=self.hurry_dir)
+        self.current = self._seat_factory(node, self.evening)
         self.opened_by = opener
 
     def _start_when_all_came(self, away: set[int]) -> None:
@@ -322,3 +334,19 @@ def _contracts(session: AgainSession) -> tuple[Session, Gatherer, Scored, Rematc
     """Never called: mypy checks here that the session keeps every protocol the window uses
     (they are runtime-checkable, so a missing method would silently drop a feature)."""
     return session, session, session, session, session
+
+
+DECLINE_FLUSH_S = 0.1  # a decline gets this long to leave before the sockets close
+
+
+def decline(node: Node) -> None:
+    """After a won game we did not answer yet: tell the others we play no more (protocol.md
+    §4.9 "One more game"), and run the node a moment so the frame leaves before the links
+    close (they close without lingering): the next table does not wait for us."""
+    after = node.after
+    if after is None or (after.me in after.said and not after.said[after.me].want):
+        return
+    node.say_again(Answer(want=False, host=True))
+    end = node.clock() + DECLINE_FLUSH_S
+    while (left := end - node.clock()) > 0:
+        node.step(left)

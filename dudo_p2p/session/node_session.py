@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from dudo_p2p.consensus.again import Answer
 from dudo_p2p.consensus.evening import Evening, Scoreboard
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
@@ -27,6 +26,7 @@ from dudo_p2p.errors import IllegalAction
 from dudo_p2p.node.node import Node
 from dudo_p2p.node.reachable import reachable
 from dudo_p2p.rules import Action, GameState, PlayerAction, SeatView
+from dudo_p2p.session.again import AgainSession, decline
 from dudo_p2p.session.api import (
     Ending,
     Gatherer,
@@ -293,17 +293,18 @@ class NodeSession:
         The returned :class:`~dudo_p2p.session.again.AgainSession` takes our node and our
         closers over (closing this session then does nothing); None when the game was not
         won (nothing to follow). ``host`` False: never open the next table, only follow."""
-        # imported here: again.py builds NodeSessions for the next games
-        from dudo_p2p.session.again import AgainSession
-
         record, after = self.won_record(), self.node.after
         if after is None or record is None or self.handed_over or self.node.closed:
             return None
         self.handed_over = True
         closers, self._closers = self._closers, []
-        return AgainSession(self.node, after, self.evening.then(record), host=host,
-                            timer_bot=self._timer_bot, is_bot=self.is_bot, on_close=closers,
-                            hurry_dir=self.hurry_dir)
+        return AgainSession(self.node, after, self.evening.then(record), self._next_seat,
+                            host=host, on_close=closers)
+
+    def _next_seat(self, node: Node, evening: Evening) -> NodeSession:
+        """Our seat at the next game's table, played as this one (the AgainSession's)."""
+        return NodeSession(node, timer_bot=self._timer_bot, is_bot=self.is_bot,
+                           evening=evening, hurry_dir=self.hurry_dir)
 
     @property
     def has_events(self) -> bool:
@@ -382,22 +383,6 @@ class NodeSession:
         action = self._timer_bot(self.view(), legal)
         self.submit(action)
         self._queue.append(TimerPlayed(self.seat, action))
-
-
-DECLINE_FLUSH_S = 0.1  # a decline gets this long to leave before the sockets close
-
-
-def decline(node: Node) -> None:
-    """After a won game we did not answer yet: tell the others we play no more (protocol.md
-    §4.9 "One more game"), and run the node a moment so the frame leaves before the links
-    close (they close without lingering): the next table does not wait for us."""
-    after = node.after
-    if after is None or (after.me in after.said and not after.said[after.me].want):
-        return
-    node.say_again(Answer(want=False, host=True))
-    end = node.clock() + DECLINE_FLUSH_S
-    while (left := end - node.clock()) > 0:
-        node.step(left)
 
 
 def _contracts(session: NodeSession) -> tuple[Session, Gatherer, Scored, Rematcher, Hurrier]:
