@@ -147,9 +147,10 @@ class NetworkTables:
         stop = spawn_bot_peers(bots, request.bot_level, node.port, bind=bind, pace=pace)
         bot = make_bot(request.bot_level, random.Random())
 
-        def fill(n: int) -> Callable[[], None]:  # "start now" with bots in the empty seats
-            return spawn_bot_peers(n, request.bot_level, node.links.port, names=FILL_NAMES,
-                                   bind=bind, pace=pace)
+        def fill(n: int, port: int) -> Callable[[], None]:  # "start now": bots to our empty
+            # seats, at this table or at the next one we open (one more game: another port)
+            return spawn_bot_peers(n, request.bot_level, port, names=FILL_NAMES, bind=bind,
+                                   pace=pace)
 
         return NodeSession(node, timer_bot=bot.decide, hurry_dir=pace, on_close=[stop, forget],
                            filler=fill)

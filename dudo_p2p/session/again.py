@@ -173,7 +173,8 @@ class AgainSession:
 
     def start_now(self, bots: bool = False) -> None:
         """The next table's waiting room (:class:`~dudo_p2p.session.api.Gatherer`), when we
-        opened it: start with those who came (``bots`` is not offered: ``can_fill`` False)."""
+        opened it: start with those who came, or (``bots``, when the won table could call
+        bots: ``can_fill``) with bots in the seats of those not back yet."""
         if self.current is not None:
             self.current.start_now(bots)
 

@@ -57,8 +57,9 @@ class NodeSession:
     ``timer_bot`` plays a turn whose timer ran out (None: nobody does); ``is_bot`` marks
     our seat as played by a bot in :meth:`players`; ``on_close`` runs after the node closed
     (``start_bot_table`` stops its bot processes there). ``filler`` (hosting) calls ``n``
-    bots to our table's empty seats and returns what stops them (run at close): the bot
-    processes are started above this layer. ``evening``: the games played before this one at
+    bots to the empty seats of our table at link port ``port`` (``filler(n, port)``) and
+    returns what stops them (run at close): the bot processes are started above this layer;
+    the next game's seat keeps it (one more game: the table we open has another port). ``evening``: the games played before this one at
     this table (one more game: :mod:`~dudo_p2p.session.again`); ``hurry_dir``: where our
     paced bot processes look for "skip to the end" (``--hurry-dir``).
     """
@@ -70,7 +71,7 @@ class NodeSession:
         timer_bot: BotFn | None = None,
         is_bot: bool = False,
         on_close: list[Callable[[], None]] | None = None,
-        filler: Callable[[int], Callable[[], None]] | None = None,
+        filler: Callable[[int, int], Callable[[], None]] | None = None,
         evening: Evening | None = None,
         hurry_dir: Path | None = None,
     ) -> None:
@@ -218,7 +219,7 @@ class NodeSession:
         empty = lobby.seats_total - lobby.seats_taken
         if self._filler is not None and empty > 0 and not self._filling:
             self._filling = empty
-            self._closers.append(self._filler(empty))
+            self._closers.append(self._filler(empty, self.node.port))
 
     def set_seats(self, seats: int) -> None:
         """Hosting, gathering: the table has ``seats`` seats from now on (InvalidValue for a
@@ -304,7 +305,7 @@ class NodeSession:
     def _next_seat(self, node: Node, evening: Evening) -> NodeSession:
         """Our seat at the next game's table, played as this one (the AgainSession's)."""
         return NodeSession(node, timer_bot=self._timer_bot, is_bot=self.is_bot,
-                           evening=evening, hurry_dir=self.hurry_dir)
+                           evening=evening, hurry_dir=self.hurry_dir, filler=self._filler)
 
     @property
     def has_events(self) -> bool:

@@ -35,7 +35,7 @@ BOTS_WITHIN = 60.0  # bound on two bot processes starting and taking their seats
 
 
 def host_session(nodes: list[Node], seats: int,
-                 filler: Callable[[int], Callable[[], None]] | None = None) -> NodeSession:
+                 filler: Callable[[int, int], Callable[[], None]] | None = None) -> NodeSession:
     node = Node.host(Identity.generate(), "Ana", NET, seats=seats, rules=RuleSet(),
                      turn_timer_ms=0)
     nodes.append(node)
@@ -60,7 +60,7 @@ def run(apps: list[App], others: list[NodeSession], until: Callable[[], bool]) -
 
 
 def two_windows(nodes: list[Node], clock: FakeClock, surface: pygame.Surface, seats: int,
-                filler: Callable[[int], Callable[[], None]] | None = None,
+                filler: Callable[[int, int], Callable[[], None]] | None = None,
                 ) -> tuple[NodeSession, App, NodeSession, App]:
     """Ana hosts ``seats`` seats in one window, Beto joins in another; both see 2 seated."""
     host = host_session(nodes, seats, filler)
@@ -136,9 +136,10 @@ def test_start_now_with_bots_fills_the_empty_seats_and_the_game_starts(
         recorder: TextRecorder) -> None:
     bots: list[NodeSession] = []
 
-    def filler(n: int) -> Callable[[], None]:  # bot peers, in this process
+    def filler(n: int, port: int) -> Callable[[], None]:  # bot peers, in this process
+        assert port == host.node.links.port
         for i in range(n):
-            bots.append(joiner(nodes, f"Bot{i}", host.node.links.port))
+            bots.append(joiner(nodes, f"Bot{i}", port))
         return lambda: None
 
     host, host_app, beto, beto_app = two_windows(nodes, clock, surface, 4, filler)
