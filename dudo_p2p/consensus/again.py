@@ -12,10 +12,14 @@ it, when it declined, when it said it never hosts, or when it went silent (``awa
 the caller: the finished table's own presence tracking). So the previous host opens it while
 it is there; when it is gone, the next seat, and so on. Every seat computes this from the same
 signed facts, so they agree without a vote; a seat that has not said anything yet is waited
-for (it may still be the one to open). The opener names its new table's ``table`` code and
-link ``port`` in its own ``again``; the others join it there, at the address they reached that
-seat at during the game, pinned to its key, and accept only a genesis whose ``prev`` is their
-own final log hash.
+for (it may still be the one to open), but only :data:`ANSWER_WITHIN` seconds from the end of
+the game (a seat that crashed says nothing, and a window left on the end screen neither: the
+others are not kept from playing for ever). A table once named stays the table: when a seat
+in the running already named one, the first such seat opens, and a late answer from a seat
+before it does not take the opening back (it follows). The opener names its new table's
+``table`` code and link ``port`` in its own ``again``; the others join it there, at the
+address they reached that seat at during the game, pinned to its key, and accept only a
+genesis whose ``prev`` is their own final log hash.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from dudo_p2p.protocol.kinds import Again
 
 AGAIN_KINDS = frozenset({"again"})
 AGAIN_EVERY = 1.0  # seconds between re-sends of our own answer while the old table stays up
+ANSWER_WITHIN = 30.0  # seconds a seat that has not answered is waited for after the end
 
 
 @dataclass(frozen=True)
@@ -52,8 +57,11 @@ class AfterGame:
     frame from another seat (returns a line to log when it refused it, else None)."""
 
     def __init__(self, identity: Identity, seating: Seating, head: bytes,
-                 removed: Collection[int] = ()) -> None:
+                 removed: Collection[int] = (), *, ended_at: float = 0.0,
+                 answer_within: float = ANSWER_WITHIN) -> None:
         self.identity = identity
+        self.ended_at = ended_at  # when the game ended for us (the caller's clock)
+        self.answer_within = answer_within
         self.seating = seating
         self.head = head
         self.removed = frozenset(removed)
@@ -109,21 +117,31 @@ class AfterGame:
         self.said[seat] = Answer(body.want, body.host, body.table, body.port)
         return None
 
-    def out(self, seat: int, away: Collection[int] = ()) -> bool:
+    def unanswered(self, seat: int, now: float | None) -> bool:
+        """``seat`` said nothing within :attr:`answer_within` of the end (at ``now``; None:
+        still waited for). We always have an answer for ourselves by then."""
+        return (seat not in self.said and now is not None
+                and now - self.ended_at > self.answer_within)
+
+    def out(self, seat: int, away: Collection[int] = (), now: float | None = None) -> bool:
         """``seat`` is out of the running to open the next table (module docstring)."""
         said = self.said.get(seat)
         if seat in self.removed or (said is not None and not (said.want and said.host)):
             return True
-        return seat in away and seat != self.me
+        return (seat in away and seat != self.me) or self.unanswered(seat, now)
 
-    def opener(self, away: Collection[int] = ()) -> int | None:
-        """The seat that opens the next table; None when every seat is out of the running
-        (nobody can: there is no next game)."""
-        return next((s for s in range(self.seating.n) if not self.out(s, away)), None)
+    def opener(self, away: Collection[int] = (), now: float | None = None) -> int | None:
+        """The seat that opens the next table (at ``now``; None: nobody is passed over for
+        not answering); None when every seat is out of the running (no next game)."""
+        running = [s for s in range(self.seating.n) if not self.out(s, away, now)]
+        named = [s for s in running if s in self.said and self.said[s].table]
+        return named[0] if named else next(iter(running), None)
 
-    def offer(self, away: Collection[int] = ()) -> tuple[int, str, int] | None:
+    def offer(
+        self, away: Collection[int] = (), now: float | None = None
+    ) -> tuple[int, str, int] | None:
         """(seat, table code, link port) of the opener's new table once it named one."""
-        seat = self.opener(away)
+        seat = self.opener(away, now)
         if seat is None or seat == self.me:
             return None
         said = self.said.get(seat)
@@ -131,9 +149,11 @@ class AfterGame:
             return None
         return seat, said.table, said.port
 
-    def coming(self, away: Collection[int] = ()) -> set[int]:
+    def coming(self, away: Collection[int] = (), now: float | None = None) -> set[int]:
         """The other seats that may still come to the next table: not removed, not
-        declined, not gone silent (they said yes, or have not answered yet)."""
+        declined, not gone silent (they said yes, or have not answered yet and are still
+        waited for at ``now``)."""
         return {s for s in range(self.seating.n)
                 if s != self.me and s not in self.removed and s not in away
+                and not self.unanswered(s, now)
                 and (s not in self.said or self.said[s].want)}

@@ -434,7 +434,7 @@ class Node:
                 removed = [i.removed_seat for i in machine.replica.chain
                            if i.removed_seat is not None]
                 self.after = AfterGame(self.identity, machine.seating, machine.replica.head,
-                                       removed)
+                                       removed, ended_at=self.clock())
 
     def log(self, level: str, text: str) -> None:
         """A machine's line for the operator, to ``logging``."""

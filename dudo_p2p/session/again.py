@@ -244,7 +244,9 @@ class AgainSession:
         return set(machine.presence.away) if machine is not None else set()
 
     def _opener(self) -> int | None:
-        return self.after.opener(self._away()) if self.old is not None else self.opened_by
+        if self.old is None:
+            return self.opened_by
+        return self.after.opener(self._away(), self.after_clock())
 
     def _advance(self) -> None:
         """One look at the answers: open, follow, start, or let the old table go."""
@@ -254,9 +256,9 @@ class AgainSession:
         if self.current is not None and self.current.started:
             self._close_old(declined=False)
             return
-        away = self._away()
-        opener = self.after.opener(away)
-        if opener is None or (opener == self.after.me and not self.after.coming(away)):
+        away, now = self._away(), self.after_clock()
+        opener = self.after.opener(away, now)
+        if opener is None or (opener == self.after.me and not self.after.coming(away, now)):
             self.no_next_game = True
             self._leave_current()
             return
@@ -264,11 +266,11 @@ class AgainSession:
             self._leave_current()  # the opener changed before the game started: follow it
         if opener == self.after.me:
             if self.current is None:
-                self._open(old, away)
+                self._open(old, away, now)
             else:
-                self._start_when_all_came(away)
+                self._start_when_all_came(away, now)
             return
-        offer = self.after.offer(away)
+        offer = self.after.offer(away, now)
         if self.current is None and offer is not None:
             self._follow(old, *offer)
 
@@ -277,11 +279,11 @@ class AgainSession:
         return NetConfig(bind=net.bind, port=0, beacon_port=net.beacon_port,
                          broadcast=net.broadcast, discovery=discovery and net.discovery)
 
-    def _open(self, old: Node, away: set[int]) -> None:
+    def _open(self, old: Node, away: set[int], now: float) -> None:
         seating = self.after.seating
         node = Node.host(
             old.identity, old.name, self._net(old, discovery=True),
-            seats=max(2, 1 + len(self.after.coming(away))), rules=seating.rules,
+            seats=max(2, 1 + len(self.after.coming(away, now))), rules=seating.rules,
             turn_timer_ms=seating.turn_timer_ms, table=seating.table,
             journal_dir=old.journal.directory, grace_ms=seating.grace_ms, prev=self.after.head,
         )
@@ -303,9 +305,9 @@ class AgainSession:
         self.current = self._seat_factory(node, self.evening)
         self.opened_by = opener
 
-    def _start_when_all_came(self, away: set[int]) -> None:
+    def _start_when_all_came(self, away: set[int], now: float) -> None:
         """We opened the table: start once every seat still coming sat down (at least two;
-        a seat that declined or went silent is not waited for)."""
+        a seat that declined, went silent or did not answer in time is not waited for)."""
         assert self.current is not None
         lobby = self.current.node.lobby
         if not isinstance(lobby, HostLobby) or lobby.signing is not None \
@@ -313,11 +315,14 @@ class AgainSession:
             return
         seated = {p.pub for p in lobby.players}
         pubs = self.after.seating.pubs
-        if len(seated) >= 2 and all(pubs[s] in seated for s in self.after.coming(away)):
+        if len(seated) >= 2 and all(pubs[s] in seated for s in self.after.coming(away, now)):
             self.current.start_now()
 
     def _leave_current(self) -> None:
         if self.current is not None:
+            if self.opened_by == self.after.me and self.old is not None:
+                # the table we named is gone: nobody is to follow it any more
+                self.old.say_again(Answer(want=True, host=self.hosts))
             self.current.close()
             self.current = None
             self.opened_by = None

@@ -59,9 +59,10 @@ class NodeSession:
     (``start_bot_table`` stops its bot processes there). ``filler`` (hosting) calls ``n``
     bots to the empty seats of our table at link port ``port`` (``filler(n, port)``) and
     returns what stops them (run at close): the bot processes are started above this layer;
-    the next game's seat keeps it (one more game: the table we open has another port). ``evening``: the games played before this one at
-    this table (one more game: :mod:`~dudo_p2p.session.again`); ``hurry_dir``: where our
-    paced bot processes look for "skip to the end" (``--hurry-dir``).
+    the next game's seat keeps it (one more game: the table we open has another port).
+    ``evening``: the games played before this one at this table (one more game:
+    :mod:`~dudo_p2p.session.again`); ``hurry_dir``: where our paced bot processes look for
+    "skip to the end" (``--hurry-dir``).
     """
 
     def __init__(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 
-from dudo_p2p.consensus.again import AGAIN_EVERY, AfterGame, Answer
+from dudo_p2p.consensus.again import AGAIN_EVERY, ANSWER_WITHIN, AfterGame, Answer
 from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.protocol.envelope import seal_envelope
 from dudo_p2p.protocol.kinds import Again, Bye
@@ -119,3 +119,29 @@ def test_our_answer_is_sent_again_every_second_and_not_before_we_answered() -> N
     assert frame is not None and seat.sent_at == 10.0 + AGAIN_EVERY
     other = table(n=2)[1]
     assert other.receive(frame) is None and other.said[0] == Answer(True, True)
+
+
+def test_a_seat_that_never_answers_is_waited_for_only_a_bounded_time() -> None:
+    """A seat that crashed (no decline) or whose window stays on the end screen says
+    nothing: it keeps the next seats from opening only ANSWER_WITHIN seconds from the end.
+    A table once named stays the table: the late seat follows it, it does not take over."""
+    seats = table()
+    for s in (1, 2, 3):
+        tell(seats, s, Answer(want=True, host=True))
+    soon, late = 10.0, ANSWER_WITHIN + 1.0
+    assert {s.opener(now=soon) for s in seats} == {0}
+    assert 0 in seats[1].coming(now=soon)
+    assert {s.opener(now=late) for s in seats} == {1}
+    assert seats[1].coming(now=late) == {2, 3}, "not waited for to start either"
+    tell(seats, 1, Answer(want=True, host=True, table="K7QXM", port=40200))
+    tell(seats, 0, Answer(want=True, host=True))  # back at last: it follows
+    assert {s.opener(now=late) for s in seats} == {1}
+    assert seats[0].offer(now=late) == (1, "K7QXM", 40200)
+    assert 0 in seats[1].coming(now=late)
+
+
+def test_when_everyone_answers_late_the_previous_host_still_opens() -> None:
+    seats = table()
+    for s in (3, 2, 1, 0):
+        tell(seats, s, Answer(want=True, host=True))
+    assert {s.opener(now=ANSWER_WITHIN * 3) for s in seats} == {0}
