@@ -16,6 +16,11 @@ commands. Commands:
   ``{"ev": "roster", "names", "seats", "screen"}``;
 - ``start_bots``: click "Empezar ya con bots (n)" -> ``{"ev": "clicked", "label",
   "screen"}`` (``screen``: the strings of the frame after the click);
+- ``play GAMES``: play our seat (doubt when we may); at each game's start ``{"ev":
+  "game_start", "n", "players", "prev", "board", "waiting_board"}`` (``waiting_board``:
+  the scoreboard rows the one-more-game waiting room drew, if it drew a frame); at its end
+  ``{"ev": "game_over", "n", "winner", "head", "board"}``, then "Jugar otra vez" until GAMES
+  games have started (the last one is only started, not played out) -> ``{"ev": "played"}``;
 - ``cancel`` / ``esc``: the waiting room's Cancel button / the Esc key ->
   ``{"ev": "left"}`` (its ``t`` is the click's);
 - ``shot PATH``: save the screen as PNG -> ``{"ev": "shot"}``;
@@ -49,12 +54,17 @@ import pygame
 from dudo_p2p import paths
 from dudo_p2p.cli import common
 from dudo_p2p.cli.play import LanDirectory, NetworkTables
+from dudo_p2p.consensus.lobby import Seated
+from dudo_p2p.node.node import Node
+from dudo_p2p.session.again import AgainSession
+from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import draw, theme, waiting
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import NAME_FIELD, LobbyScene
+from dudo_p2p.ui.scoreboard import board_of
 from dudo_p2p.ui.settings import Settings
-from dudo_p2p.ui.table import TableScene
-from tests.ui.helpers import TextRecorder, click, click_button, key
+from dudo_p2p.ui.table import END_GRACE_S, TableScene
+from tests.ui.helpers import TextRecorder, click, click_button, key, play_our_seat
 
 SEATS_LINE = re.compile(r"^Asientos \d+/\d+$")
 Step = Iterator[None]  # a command runs one step per frame
@@ -185,6 +195,73 @@ class Window:
         self.say("shot", path=path)
         yield
 
+    def play(self, games: str) -> Step:
+        total, n = int(games), 0
+        waiting_board: list[list[object]] | None = None
+        started: list[TableScene] = []
+        waiting_frames = 0
+        while True:
+            yield
+            scene = self.app.scene
+            if not isinstance(scene, TableScene):
+                raise RuntimeError(f"left the table: {self.app.error}")
+            if scene.view is None:  # gathering (one more game: its waiting room)
+                waiting_frames += 1
+                if any(m.startswith("La noche") for m in self.texts):
+                    waiting_board = list(self.texts)
+                continue
+            if scene not in started:  # a new table: game n+1 has started
+                started.append(scene)
+                n += 1
+                self.say("game_start", n=n, players=players(scene),
+                         prev=seated(scene).seating.prev.hex(),
+                         board=board(scene), waiting_board=waiting_board,
+                         waiting_frames=waiting_frames)
+                waiting_frames, waiting_board = 0, None
+                if n == total:
+                    self.say("played")
+                    return
+            if scene.end_shown_at is None:  # playing, or the last reveal still shown
+                play_our_seat(self.app, scene)
+                continue
+            if time.monotonic() - scene.end_shown_at < END_GRACE_S + 0.1:
+                continue
+            won = scene.model.winner
+            assert won is not None
+            self.say("game_over", n=n, winner=scene.session.players()[won].name, head=head(scene),
+                     board=board(scene), players=players(scene))
+            click_button(self.app, "play_again")
+
+
+def node_of(scene: TableScene) -> Node:
+    """The peer behind the window's table (the rematch's current one after "play again")."""
+    session = scene.session
+    if isinstance(session, AgainSession):
+        return session.node_now()
+    assert isinstance(session, NodeSession)
+    return session.node
+
+
+def seated(scene: TableScene) -> Seated:
+    seated = node_of(scene).seated
+    assert seated is not None
+    return seated
+
+
+def head(scene: TableScene) -> str:
+    return node_of(scene).machine.replica.head.hex()
+
+
+def players(scene: TableScene) -> list[list[str]]:
+    return [[p.name, p.fingerprint] for p in scene.session.players()]
+
+
+def board(scene: TableScene) -> dict[str, object] | None:
+    shown = board_of(scene.session)
+    if shown is None:
+        return None
+    return {"games": shown.games, "rows": [[r.name, r.fingerprint, r.wins] for r in shown.rows]}
+
 
 def main() -> int:
     parser = argparse.ArgumentParser()
@@ -217,7 +294,8 @@ def main() -> int:
             step = {"name": window.name, "create": window.create, "join": window.join,
                     "roster": window.roster, "start_bots": lambda _: window.start_bots(),
                     "cancel": window.leave, "esc": window.leave,
-                    "shot": window.shot}[verb](arg if verb != "esc" else "esc")
+                    "shot": window.shot, "play": window.play}[verb](
+                        arg if verb != "esc" else "esc")
             deadline = time.monotonic() + args.timeout
             for _ in step:
                 if time.monotonic() > deadline:

@@ -3,6 +3,11 @@ namespaces on one bridge, built by the test), each running the real program's wi
 own process (``lobby_peer.py``: the lobby, its settings file, its LAN directory, synthetic
 clicks and typing, SDL dummy driver), every step through the screens.
 
+- The full evening: Ana creates a table and makes it 3 seats; Beto, on the other machine,
+  types the 5-character code Ana's screen shows (found by the beacons); both waiting rooms
+  show both names and the table Ana chose (3 dice, 30 s a turn); Ana starts now with one
+  bot; the game plays to the end; both say "Jugar otra vez"; the second game starts with
+  the same three seats (the bot too) and the scoreboard shows the first game's winner.
 - Both waiting rooms show the table Ana chose (3 dice, 30 s a turn); a joiner who leaves the
   waiting room (Cancel, or Esc) is off the host's screen within 2 s.
 - Joining an address where nothing answers says so within 5 s of pressing Enter.
@@ -125,6 +130,52 @@ def two_machines(lab: NetnsLab, tmp_path: Path) -> Iterator[tuple[Any, str]]:
     finally:
         for player in started:
             player.stop()
+
+
+def test_the_evening_found_by_code_started_with_a_bot_and_played_again_with_the_same_seats(
+    two_machines: tuple[Any, str],
+) -> None:
+    start, _ = two_machines
+    ana, beto = start("Ana", 0), start("Beto", 1)
+    ana.send("create 3")
+    hosting = ana.expect("hosting")
+    assert hosting["seats"] == "Asientos 1/3"
+    beto.send(f"join {hosting['code'].lower()}")  # typed as dictated: the bare code
+    beto.expect("join_sent")
+    for player in (ana, beto):
+        player.send("roster Ana,Beto")
+        roster = player.expect("roster")
+        assert roster["seats"] == "Asientos 2/3"
+        assert TABLE_LINE in roster["screen"], roster["screen"]  # the table Ana chose
+    ana.send("start_bots")
+    clicked = ana.expect("clicked")
+    assert clicked["label"] == "Empezar ya con bots (1)"
+    assert "Llamando a un bot al asiento libre..." in clicked["screen"]
+    for player in (ana, beto):
+        player.send("play 2")
+    first = {p.name: p.expect("game_start") for p in (ana, beto)}
+    seats = first["Ana"]["players"]
+    assert len(seats) == 3 and [s[0] for s in seats[:2]] == ["Ana", "Beto"]
+    assert first["Beto"]["players"] == seats and first["Ana"]["prev"] == ""
+    over = {p.name: p.expect("game_over") for p in (ana, beto)}
+    winner = over["Ana"]["winner"]
+    assert over["Beto"]["winner"] == winner and over["Beto"]["head"] == over["Ana"]["head"]
+    second = {p.name: p.expect("game_start") for p in (ana, beto)}
+    for name, game in second.items():
+        assert sorted(game["players"]) == sorted(seats), f"{name}: other seats in game 2"
+        assert game["prev"] == over["Ana"]["head"], f"{name}: game 2 does not follow game 1"
+        board = game["board"]
+        assert board is not None and board["games"] == 1, f"{name}: {board}"
+        assert [row[0] for row in board["rows"] if row[2] == 1] == [winner], board
+        print(f"\n{name}: game 2's waiting room drew {game['waiting_frames']} frames: "
+              f"{game['waiting_board']}")
+        if game["waiting_frames"]:  # it was on screen: with the evening so far
+            drawn = game["waiting_board"]
+            assert drawn is not None, f"{name}: no scoreboard in the waiting room"
+            at = drawn.index("La noche: 1 partida")
+            assert drawn[at + 1] == winner and drawn[at + 3] == "1 de 1", drawn
+    for player in (ana, beto):
+        player.expect("played")
 
 
 @pytest.mark.parametrize("how", ["cancel", "esc"])
