@@ -1,5 +1,6 @@
 """Our seat in a started game, as a node keeps it: the seating the lobby agreed, the table
-machine built on it, when the game ended for us, and whether leaving now strands anyone.
+machine built on it, when the game ended for us, whether leaving now strands anyone, and,
+once the game is won, the answers to "one more game?" (``consensus/again.py``).
 
 Built when the lobby seats us (:meth:`Game.start`) or from a journal after a crash
 (:meth:`Game.restore`). No sockets and no clock: the node passes the time in, and carries
@@ -11,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from dudo_p2p.consensus.events import Event
+from dudo_p2p.consensus.again import AfterGame, Answer
+from dudo_p2p.consensus.events import Event, GameOver
 from dudo_p2p.consensus.lobby import Seated
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.replica import EpochPhase
@@ -23,16 +25,18 @@ from dudo_p2p.node.settling import SETTLE_GRACE, ended_us
 class Game:
     """The game at ``seated``, played by ``machine`` (module docstring)."""
 
-    def __init__(self, seated: Seated, machine: TableMachine) -> None:
+    def __init__(self, identity: Identity, seated: Seated, machine: TableMachine) -> None:
+        self.identity = identity
         self.seated = seated
         self.machine = machine
         self.over_at: float | None = None  # when the game ended for us (settling.ended_us)
+        self.after: AfterGame | None = None  # once the game is won: one more game? (again.py)
 
     @classmethod
     def start(cls, identity: Identity, seated: Seated, randbytes: Callable[[int], bytes],
               now: float) -> Game:
         """A new game: our machine over the seating every seat signed."""
-        return cls(seated, TableMachine(identity, seated.seating, randbytes, now))
+        return cls(identity, seated, TableMachine(identity, seated.seating, randbytes, now))
 
     @classmethod
     def restore(cls, identity: Identity, seated: Seated, entries: Sequence[bytes],
@@ -41,16 +45,38 @@ class Game:
         the machine replays the log and takes back its secrets. A finished game counts as
         ended now (we serve lagging peers, then leave)."""
         machine = TableMachine.restore(identity, seated.seating, list(entries), randbytes, now)
-        game = cls(seated, machine)
+        game = cls(identity, seated, machine)
         if machine.over:
             game.over_at = now
         return game
 
     def heard_of(self, event: Event, now: float) -> None:
         """Note when the game ended for us (what :meth:`settled` counts from); the machine
-        beats at once itself, so the others see our final length (``Timers.beat_at_once``)."""
+        beats at once itself, so the others see our final length (``Timers.beat_at_once``).
+        A game won: we may be asked for one more (:attr:`after`)."""
         if self.over_at is None and ended_us(event, self.machine):
             self.over_at = now
+        if isinstance(event, GameOver) and self.after is None:
+            machine = self.machine
+            removed = [i.removed_seat for i in machine.replica.chain if i.removed_seat is not None]
+            self.after = AfterGame(self.identity, machine.seating, machine.replica.head,
+                                   removed, ended_at=now)
+
+    def again_due(self, now: float) -> bytes | None:
+        """Our answer to "one more game?" when it is due again (once a second), else None."""
+        return self.after.due(now) if self.after is not None else None
+
+    def heard_again(self, frame: bytes) -> str | None:
+        """Another seat's answer to "one more game?"; why it was refused, or None."""
+        return self.after.receive(frame) if self.after is not None else None
+
+    def say_again(self, answer: Answer, now: float) -> bytes | None:
+        """Our answer to "one more game?" to send to every seat (None: the game is not won)."""
+        if self.after is None:
+            return None
+        frame = self.after.say(answer)
+        self.after.sent_at = now
+        return frame
 
     def settled(self, desk: Desk, now: float) -> bool:
         """Over, and every other seat still at the table holds our whole log, or the grace

@@ -49,7 +49,7 @@ from typing import Any
 
 from dudo_p2p.consensus.again import AGAIN_KINDS, AfterGame, Answer
 from dudo_p2p.consensus.effects import carry_out
-from dudo_p2p.consensus.events import Event, GameOver
+from dudo_p2p.consensus.events import Event
 from dudo_p2p.consensus.lobby import (
     LOBBY_KINDS,
     Connect,
@@ -144,7 +144,6 @@ class Node:
         self.early: list[bytes] = []
         self.stats = Stats()
         self.desk = Desk(identity)  # spectators (watching.py)
-        self.after: AfterGame | None = None  # once the game is won: one more game? (again.py)
         self.conns = Connections(flood=self.transport.flood)  # link proofs, per connection
         self.started_at = clock()
         self.closed = False
@@ -265,6 +264,11 @@ class Node:
         return self.game.seated if self.game is not None else None
 
     @property
+    def after(self) -> AfterGame | None:
+        """Once the game is won: the answers to "one more game?" (again.py)."""
+        return self.game.after if self.game is not None else None
+
+    @property
     def over_at(self) -> float | None:
         """When the game ended for us (None: not seated, or still on)."""
         return self.game.over_at if self.game is not None else None
@@ -313,7 +317,7 @@ class Node:
             game.tell_links(self.transport.nonce)
             batch.extend(game.machine.tick(now))
         self.carry_out(batch)
-        again = self.after.due(now) if self.after is not None else None
+        again = game.again_due(now) if game is not None else None
         if again is not None:
             self._send(again, None)  # our answer to "one more game?", once a second
         self.gathering.looked(now)
@@ -352,7 +356,7 @@ class Node:
         if kind in WATCH_KINDS or (kind == "sync-request" and self.desk.is_spectator(sender)):
             self._spectator(frame, address, now)  # watching.py: never touches the machine
         elif kind in AGAIN_KINDS:
-            refused = self.after.receive(frame) if self.after is not None else None
+            refused = self.game.heard_again(frame) if self.game is not None else None
             if refused is not None:
                 log.info("%s", refused)
         elif kind in LOBBY_KINDS:
@@ -427,14 +431,8 @@ class Node:
     def emit(self, event: Event) -> None:
         """Queue ``event`` for the session; note when the game ended for us."""
         self.events.append(event)
-        if self.game is not None:
+        if self.game is not None:  # the end of the game; a game won: one more? (game.py)
             self.game.heard_of(event, self.clock())
-            if isinstance(event, GameOver) and self.after is None:
-                machine = self.game.machine  # won: one more game? (again.py)
-                removed = [i.removed_seat for i in machine.replica.chain
-                           if i.removed_seat is not None]
-                self.after = AfterGame(self.identity, machine.seating, machine.replica.head,
-                                       removed, ended_at=self.clock())
 
     def log(self, level: str, text: str) -> None:
         """A machine's line for the operator, to ``logging``."""
@@ -525,9 +523,9 @@ class Node:
     def say_again(self, answer: Answer) -> None:
         """Tell every seat of the won game whether we play one more (protocol.md §4.9 "One
         more game"); re-sent every second while we stay. Nothing before the game is won."""
-        if self.after is not None and self.machine is not None:
-            self._send(self.after.say(answer), None)
-            self.after.sent_at = self.clock()
+        frame = self.game.say_again(answer, self.clock()) if self.game is not None else None
+        if frame is not None:
+            self._send(frame, None)
 
     def start_now(self) -> None:
         """Host: seat the players gathered so far, at least two (``HostLobby.start_now``)."""
