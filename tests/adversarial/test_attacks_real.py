@@ -39,6 +39,10 @@ from .table import open_table
 pytestmark = pytest.mark.e2e
 
 FLOOD_SECONDS = 3.0
+# the flood goes on past FLOOD_SECONDS until it holds this many frames (a loaded machine
+# queues fewer a second: 9,007 in 3 s at load 31), within FLOOD_MAX_SECONDS
+FLOOD_FRAMES = 10_001
+FLOOD_MAX_SECONDS = 15.0
 
 
 def test_equivocation_different_bids_to_different_peers_is_proved_and_expelled(
@@ -244,7 +248,9 @@ def test_a_flood_of_frames_does_not_stop_the_honest_peers(
                                    b""))
         junk = [beat, b"\x98" + bytes(40), beat]
         started = time.monotonic()
-        while time.monotonic() - started < FLOOD_SECONDS:
+        while (time.monotonic() - started < FLOOD_SECONDS
+               or (queued[0] < FLOOD_FRAMES
+                   and time.monotonic() - started < FLOOD_MAX_SECONDS)):
             for seat in node.honest_seats():
                 for frame in junk:
                     queued[0] += node.links.send(m.seating.pubs[seat], frame)
@@ -258,7 +264,7 @@ def test_a_flood_of_frames_does_not_stop_the_honest_peers(
     assert time.monotonic() - started < 60
     for peer in table.honest:
         assert "flood: dropped" in table.log(peer), "the per-sender token bucket dropped it"
-    print(f"\nflood: {queued[0]} frames queued in {FLOOD_SECONDS} s; "
+    print(f"\nflood: {queued[0]} frames queued in {FLOOD_SECONDS} s or more; "
           f"game over after {time.monotonic() - started:.1f} s")
 
 
