@@ -75,6 +75,10 @@ def test_equivocation_different_bids_to_different_peers_is_proved_and_expelled(
     assert node.table.removed_me, "the cheater learns it is out"
 
 
+@pytest.mark.xfail(strict=False, reason=(
+    "issue 21: the hostile's illegal act for its own slot races its own legal act for that "
+    "slot; where an honest peer holds both, it is a real equivocation proof, the sender is "
+    "expelled and the replay never fires (told: 3 failures in 13 runs at load 35)"))
 def test_forged_replayed_out_of_turn_illegal_and_malformed_frames_change_nothing(
     tmp_path: Path, peers: list[Peer], hostiles: list[HostileNode]
 ) -> None:
