@@ -64,9 +64,12 @@ def crash_game(tmp_path: Path, peers: list[Peer], seed: int) -> str:
     net = loopback_net(free_tcp_port())
     records = tmp_path / "records"
     journal = tmp_path / "b2.journal"
-    # five dice: a game of a dozen deals, so the kill lands inside it
+    # five dice: a game of a dozen deals, so the kill lands inside it; a 30 s grace, since a
+    # table of bots has none and a restart slower than the 4.5 s silence timeout (a loaded
+    # machine) was voted out before it was back (whole-suite runs at load 30-44)
     host = Peer("host", host_args("host", tmp_path, 3, "--port", str(port), *net,
-                                  "--record", str(records), "-v", "--rule", "starting_dice=5"))
+                                  "--record", str(records), "-v", "--rule", "starting_dice=5",
+                                  "--grace", "30"))
     peers.append(host)
     join = ["--join", f"{LOOPBACK}:{port}", "--bind", LOOPBACK]
     other = Peer("b1", bot_args("b1", tmp_path, *join))
