@@ -105,6 +105,8 @@ EN: dict[str, str] = {
     "table.matar": "Kill",
     "table.pasar": "Pass",
     "table.doubt_claim": "Doubt the pass!",
+    "table.doubt_picado": "Doubt the picado!",
+    "table.picado": "Picado!",
     "table.clockwise": "Clockwise",
     "table.counterclockwise": "Counter-clockwise",
     "table.choose": "Choose before opening:",

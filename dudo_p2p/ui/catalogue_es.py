@@ -105,6 +105,8 @@ ES: dict[str, str] = {
     "table.matar": "¡Mato!",
     "table.pasar": "Paso",
     "table.doubt_claim": "¡Dudo del paso!",
+    "table.doubt_picado": "¡Dudo del picado!",
+    "table.picado": "¡Picado!",
     "table.clockwise": "Sentido horario",
     "table.counterclockwise": "Sentido antihorario",
     "table.choose": "Elige antes de abrir:",

@@ -22,6 +22,7 @@ from dudo_p2p.rules import (
     Dudo,
     Matar,
     Pasar,
+    Picado,
 )
 from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.composer import legal_bids
@@ -127,12 +128,30 @@ def draw_composer(scene: TableControls, surface: pygame.Surface) -> None:
     ok = my_turn and comp.bid in bids
     draw.text(surface, help_line, (box.left + 20, box.bottom - 15), 23,
               theme.GREEN if ok else theme.GOLD, anchor="midleft", max_width=box.width - 40)
-    extras = scene.extra_calls()
-    for i, kind in enumerate(extras):
-        rect = pygame.Rect(0, 0, 190, 46)
-        rect.midbottom = (CENTER[0] + (i - (len(extras) - 1) / 2) * 200, TABLE_RECT.bottom + 26)
-        scene.buttons.append(Button(rect, tr(_CALL_KEYS[kind]), partial(scene.call, kind),
-                                    size=26, name=f"extra_{kind.__name__.lower()}"))
+    _draw_variant_calls(scene)
+
+
+def _draw_variant_calls(scene: TableControls) -> None:
+    """The variant calls offered now, in a row under the felt: matar, pasar, doubting a
+    claim (named for the claim: a pass or a picado), and the picado (V17): the composed bid
+    made as a picado, lit only when that bid may be one (key I)."""
+    tr, view = scene.tr, scene.view
+    assert view is not None
+    extras: list[Button] = []
+    for kind in scene.extra_calls():
+        label = tr(_CALL_KEYS[kind])
+        if kind is DoubtClaim and isinstance(view.state.claim, Picado):
+            label = tr("table.doubt_picado")
+        extras.append(Button(pygame.Rect(0, 0, 190, 46), label, partial(scene.call, kind),
+                             size=26, name=f"extra_{kind.__name__.lower()}"))
+    if scene.picado_offered:
+        extras.append(Button(pygame.Rect(0, 0, 190, 46), tr("table.picado"),
+                             scene.picado_now, enabled=scene.picado_ok, size=26, hotkey="I",
+                             name="picado"))
+    for i, button in enumerate(extras):
+        button.rect.midbottom = (int(CENTER[0] + (i - (len(extras) - 1) / 2) * 200),
+                                 TABLE_RECT.bottom + 26)
+        scene.buttons.append(button)
 
 
 class _FaceButton(Button):

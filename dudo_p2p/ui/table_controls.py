@@ -46,8 +46,19 @@ class TableControls(TableCore):
         action = self.offered(kind)
         return action is not None and self.submit(action)
 
+    @property
+    def picado_offered(self) -> bool:
+        """A picado (V17) may be made this turn, on some bid: its button and key are live."""
+        return any(isinstance(a, Picado) for a in self.legal)
+
+    @property
+    def picado_ok(self) -> bool:
+        """The composed bid may be made as a picado now (the button is lit)."""
+        return Picado(self.session.seat, self.composer.bid) in self.legal and not self.blocked
+
     def picado_now(self) -> bool:
-        """Submit the composed bid as a picado (V17) if legal."""
+        """Submit the composed bid as a picado (V17) if legal (I / the "¡Picado!" button):
+        the bid is raised and the direction reversed, claiming at least two aces."""
         return self.submit(Picado(self.session.seat, self.composer.bid))
 
     def choices(self) -> list[Action]:

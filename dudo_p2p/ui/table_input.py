@@ -88,6 +88,7 @@ def _table_keys(scene: TableControls) -> dict[int, Callable[[], object]]:
         pygame.K_KP_ENTER: scene.bid_now,
         pygame.K_d: lambda: scene.call(Dudo),
         pygame.K_c: lambda: scene.call(Calzo),
+        pygame.K_i: scene.picado_now,  # pIcado (P is the probability); legal() decides
     }
     for digit in range(1, 9):  # table talk: keys 1-8 say quick phrases 0-7
         keys[pygame.K_0 + digit] = partial(scene.say_phrase, digit - 1)
