@@ -3,25 +3,23 @@
 The table is advertised by beacon (code, seats taken, state) and accepts ``bot --join`` by
 address. ``--headless`` plays the host's seat with a bot; otherwise the seat is played from
 the terminal (numbered legal actions on stdout, a number on stdin) and the turn timer's bot
-plays a turn nobody answered. Progress (one line per round) goes to stderr.
+plays a turn nobody answered; after a won game the terminal offers one more with the same
+table (:mod:`~dudo_p2p.cli.host_terminal`). Progress (one line per round) goes to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
-import select
 import sys
 from typing import Any
 
-from dudo_p2p.bots import make_bot
 from dudo_p2p.cli import common, headless
+from dudo_p2p.cli.host_terminal import play_terminal
 from dudo_p2p.consensus.presence import HUMAN_GRACE
 from dudo_p2p.crypto.identity import fingerprint
-from dudo_p2p.errors import DudoError, IllegalAction
+from dudo_p2p.errors import DudoError
 from dudo_p2p.net.beacon import is_table_code
 from dudo_p2p.node.node import Node
-from dudo_p2p.session.node_session import NodeSession
 
 
 def add_parser(subparsers: Any) -> None:
@@ -76,41 +74,5 @@ def run(args: argparse.Namespace) -> int:
           file=sys.stderr, flush=True)
     if args.headless:
         return headless.play_headless(node, args, label=name)
-    return play_terminal(node, args, name)
+    return play_terminal(node, args, name)  # game after game while the player says yes
 
-
-def play_terminal(node: Node, args: argparse.Namespace, label: str) -> int:
-    """The host's seat played from the terminal: a number picks one of the legal actions."""
-    stop = common.Stop()
-    timer_bot = make_bot(args.level, random.Random(args.seed))
-    session = NodeSession(node, timer_bot=timer_bot.decide)
-    shown: list[Any] = []
-    try:
-        while not stop.requested and not node.settled():
-            session.wait(0.05)
-            for event in session.poll_events():
-                common.progress(label, session, event)
-            legal = session.legal_actions()
-            if legal and legal != shown:
-                shown = legal
-                view = session.view()
-                print(f"your dice {list(view.own_dice or ())}; bid {view.standing_bid}")
-                for i, action in enumerate(legal):
-                    print(f"  {i}: {action}")
-                print("> ", end="", flush=True)
-            if shown and select.select([sys.stdin], [], [], 0)[0]:
-                line = sys.stdin.readline()
-                if not line:
-                    break
-                try:
-                    session.submit(shown[int(line)])
-                    shown = []
-                except (ValueError, IndexError, IllegalAction) as exc:
-                    print(f"not that: {exc}", flush=True)
-        if args.record is not None:
-            common.write_record(session, args.record)
-    finally:
-        summary = node.summary()
-        code = common.game_exit(session)
-        session.close()
-    return common.finish(label, session, code, stop.requested, summary, args.json)
