@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from dudo_p2p.cli import common
 from dudo_p2p.cli.exits import Exit
-from dudo_p2p.consensus.watching import Verified
+from dudo_p2p.consensus.watch_spectator import Verified
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.node.watch_find import Found, NotFound

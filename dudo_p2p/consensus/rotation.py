@@ -19,7 +19,7 @@ and nothing else:
   it serves us, else the one we joined. Spectators who all joined the host (the lobby's
   Watch, a bench) so spread over the seats instead of all pulling from one.
 
-Pure: ``now`` is passed in; the spectator (watching.py) owns one.
+Pure: ``now`` is passed in; the spectator (watch_spectator.py) owns one.
 """
 
 from __future__ import annotations

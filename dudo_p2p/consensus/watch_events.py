@@ -17,7 +17,7 @@ one verified item changed:
 Events a seat infers from its own clock or links (turn timers, disconnections, table talk,
 ``TimerPlayed``) are not in the log, so a spectator is not told them.
 
-Pure: no I/O, no clock; the spectator (watching.py) calls :func:`item_events` per item.
+Pure: no I/O, no clock; the spectator (watch_spectator.py) calls :func:`item_events` per item.
 """
 
 from __future__ import annotations

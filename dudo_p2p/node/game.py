@@ -17,7 +17,7 @@ from dudo_p2p.consensus.events import Event, GameOver
 from dudo_p2p.consensus.lobby import Seated
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.replica import EpochPhase
-from dudo_p2p.consensus.watching import Desk
+from dudo_p2p.consensus.watch_desk import Desk
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.node.settling import SETTLE_GRACE, ended_us
 
@@ -85,7 +85,7 @@ class Game:
         machine, over_at = self.machine, self.over_at
         if over_at is None or not machine.settled(over_at, now):
             return False
-        # spectators (watching.py) are served to the end within the same grace, never longer
+        # spectators (watch_desk.py) are served to the end within the same grace, never longer
         return (desk.caught_up(len(machine.replica.chain), now)
                 or now - over_at > SETTLE_GRACE or machine.removed_me)
 

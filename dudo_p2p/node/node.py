@@ -33,7 +33,7 @@ The node owns the sockets, the clock and the loop; what it drives lives beside i
 search, the host's controls), :class:`~dudo_p2p.node.game.Game` (the seated game: machine,
 end, settling, summary), :mod:`~dudo_p2p.node.advert` (what the beacon says),
 :class:`~dudo_p2p.node.journal.GameJournal` (which file the game is journalled to),
-:class:`~dudo_p2p.consensus.watching.Desk` (spectators) and
+:class:`~dudo_p2p.consensus.watch_desk.Desk` (spectators) and
 :mod:`~dudo_p2p.node.config` (its configuration and counters).
 """
 
@@ -63,7 +63,8 @@ from dudo_p2p.consensus.lobby import (
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.consensus.machine import Effect, Persist, TableMachine
-from dudo_p2p.consensus.watching import WATCH_KINDS, Desk, Note
+from dudo_p2p.consensus.watch_desk import Desk
+from dudo_p2p.consensus.watching import WATCH_KINDS, Note
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.beacon import new_table_code
@@ -143,7 +144,7 @@ class Node:
         self.events: list[Event] = []
         self.early: list[bytes] = []
         self.stats = Stats()
-        self.desk = Desk(identity)  # spectators (watching.py)
+        self.desk = Desk(identity)  # spectators (watch_desk.py)
         self.conns = Connections(flood=self.transport.flood)  # link proofs, per connection
         self.started_at = clock()
         self.closed = False
@@ -322,7 +323,7 @@ class Node:
             self._send(again, None)  # our answer to "one more game?", once a second
         self.gathering.looked(now)
         # spectators last, after the table's own frames left, on a step taken anyway (no
-        # wake-up of their own: watching.py, Desk.push)
+        # wake-up of their own: watch_desk.py, Desk.push)
         for effect in self.desk.push(self.machine, now, busy=bool(batch)):
             self.other(effect)
         self._update_beacon()  # seats taken, playing: set_beacon sends only what changed
@@ -354,7 +355,7 @@ class Node:
             log.log(level, "garbage frame of %d bytes from link %s", len(frame), sender[:4].hex())
             return
         if kind in WATCH_KINDS or (kind == "sync-request" and self.desk.is_spectator(sender)):
-            self._spectator(frame, address, now)  # watching.py: never touches the machine
+            self._spectator(frame, address, now)  # watch_desk.py: never touches the machine
         elif kind in AGAIN_KINDS:
             refused = self.game.heard_again(frame) if self.game is not None else None
             if refused is not None:

@@ -3,8 +3,8 @@
 A spectator needs one seat's link address; the host's beacon gives it (the IP the datagram
 came from, the link port it names). A beacon is only a hint: whatever answers there is
 checked by the genesis and its signatures, and a table chosen by ``CODE@FINGERPRINT`` also
-by the host's key (:class:`~dudo_p2p.consensus.watching.Spectator` refuses a genesis whose
-seat 0 is another key: ``wrong_host``). Which table:
+by the host's key (:class:`~dudo_p2p.consensus.watch_spectator.Spectator` refuses a genesis
+whose seat 0 is another key: ``wrong_host``). Which table:
 
 - with a code (and maybe a fingerprint): the table of that code (by that host); two hosts
   showing the code with no fingerprint given is ``ambiguous`` (a copy of a beacon may name

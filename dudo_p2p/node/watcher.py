@@ -1,5 +1,5 @@
 """A spectator's sockets: a link to every seat of the table it watches, driving the pure
-:class:`~dudo_p2p.consensus.watching.Spectator` (protocol.md §4.9 "Watching").
+:class:`~dudo_p2p.consensus.watch_spectator.Spectator` (protocol.md §4.9 "Watching").
 
 The spectator binds a link port (the seats link back to it, as a host does to a joiner) and
 dials the seat at ``host:port`` under a placeholder key: it never needs to know whose key
@@ -18,7 +18,7 @@ from typing import Any
 import zmq
 
 from dudo_p2p.consensus.lobby import dialled_host
-from dudo_p2p.consensus.watching import Spectator, Verified
+from dudo_p2p.consensus.watch_spectator import Spectator, Verified
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.links import Links

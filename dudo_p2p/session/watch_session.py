@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dudo_p2p.consensus.events import Event, GameStarted, Notice, RoundResolved
-from dudo_p2p.consensus.watching import Verified
+from dudo_p2p.consensus.watch_spectator import Verified
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.errors import IllegalAction, InvalidValue
 from dudo_p2p.node.node import Node

@@ -1,8 +1,8 @@
-"""Spectators on FakeNet (consensus/watching.py): a spectator pulling from a seat while the
-game goes on ends on the players' log hash with everything verified (removals included);
-a forged or inconsistent entry is flagged, never counted; the 17th spectator is refused; a
-flooding one gets a bounded trickle; and none of it changes the game (same seed, same log,
-same fake time). Deterministic: fake clock, seeded identities."""
+"""Spectators on FakeNet (consensus/watch_desk.py, watch_spectator.py): a spectator pulling
+from a seat while the game goes on ends on the players' log hash with everything verified
+(removals included); a forged or inconsistent entry is flagged, never counted; the 17th
+spectator is refused; a flooding one gets a bounded trickle; and none of it changes the game
+(same seed, same log, same fake time). Deterministic: fake clock, seeded identities."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from dudo_p2p.consensus import watching
+from dudo_p2p.consensus import watch_desk
 from dudo_p2p.consensus.events import (
     ActionTaken,
     GameOver,
@@ -22,7 +22,9 @@ from dudo_p2p.consensus.events import (
     RoundStarted,
 )
 from dudo_p2p.consensus.lobby import SendTo
-from dudo_p2p.consensus.watching import IDLE_ASKER, MAX_SPECTATORS, Desk, Spectator
+from dudo_p2p.consensus.watch_desk import MAX_SPECTATORS, Desk
+from dudo_p2p.consensus.watch_spectator import Spectator
+from dudo_p2p.consensus.watching import IDLE_ASKER, POLL_EVERY
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import SyncReply, SyncRequest
@@ -323,13 +325,13 @@ def test_spectators_asking_the_same_thing_cost_the_seat_one_signature(
     for spec in specs:
         exchange(net, desk, spec)  # each takes the genesis
     signed: list[object] = []
-    real_seal = watching.seal_envelope
+    real_seal = watch_desk.seal_envelope
 
     def counting_seal(*args: object) -> object:
         signed.append(args[-1])
         return real_seal(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(watching, "seal_envelope", counting_seal)
+    monkeypatch.setattr(watch_desk, "seal_envelope", counting_seal)
     genesis = (net.genesis, tuple(net.signatures))
     frames = set()
     for spec in specs:
@@ -421,14 +423,14 @@ def test_a_caught_up_spectator_is_pushed_the_log_and_asks_only_once_a_second(
                   route=lambda s, d, f, now: [now + hops.uniform(0.02, 0.06)])
     desk = Desk(net.ids[0])
     signed: list[object] = []
-    real_seal = watching.seal_envelope
+    real_seal = watch_desk.seal_envelope
 
     def counting_seal(identity: Identity, *args: object) -> object:
         if identity is desk.identity:
             signed.append(args[-1])
         return real_seal(identity, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(watching, "seal_envelope", counting_seal)
+    monkeypatch.setattr(watch_desk, "seal_envelope", counting_seal)
     specs = watch_game(net, spectators=4, desk=desk)
     assert all(s.finished and s.flagged is None for s in specs)
     assert {bytes.fromhex(s.progress().head) for s in specs} == net.heads()  # type: ignore[union-attr]
@@ -437,12 +439,12 @@ def test_a_caught_up_spectator_is_pushed_the_log_and_asks_only_once_a_second(
     assert desk.pushed > 0
     # the asks: catch-up chunks at the start and the end, then one a second per spectator
     # (measured: 16 asks in 4.2 s for 31 moves; pulling as before, 52 in 4.4 s)
-    assert desk.answered_asks <= 4 * (seconds / watching.POLL_EVERY + 2), desk.answered_asks
+    assert desk.answered_asks <= 4 * (seconds / POLL_EVERY + 2), desk.answered_asks
     assert desk.answered_asks <= moves  # fewer than one per move for all four together
     # and the pushes: one signed chunk per PUSH_EVERY for the 4 of them (measured: 55
     # frames pushed, 18 replies signed in all, answers included)
-    assert desk.pushed <= 4 * (seconds / watching.PUSH_EVERY + 2)
-    assert len(signed) <= seconds / watching.PUSH_EVERY + 4, len(signed)
+    assert desk.pushed <= 4 * (seconds / watch_desk.PUSH_EVERY + 2)
+    assert len(signed) <= seconds / watch_desk.PUSH_EVERY + 4, len(signed)
 
 
 def test_a_push_waits_for_a_step_without_the_tables_frames() -> None:
@@ -464,7 +466,7 @@ def test_a_push_waits_for_a_step_without_the_tables_frames() -> None:
     net.run_until(lambda: len(machine.replica.chain) > desk.reached[identity.public_key])
     later = desk.next_push
     assert desk.push(machine, later, busy=True) == []
-    assert len(desk.push(machine, later + watching.PUSH_EVERY, busy=True)) == 1
+    assert len(desk.push(machine, later + watch_desk.PUSH_EVERY, busy=True)) == 1
     # a spectator that stopped asking (it moved to another seat) is pushed nothing
     net.run_until(lambda: len(machine.replica.chain) > desk.reached[identity.public_key])
     assert desk.push(machine, net.now + IDLE_ASKER + 5, busy=False) == []
@@ -484,6 +486,6 @@ def test_a_flood_of_fresh_keys_does_not_grow_a_seats_memory() -> None:
                      net.now + k * 0.001)
     assert len(desk.spectators) == MAX_SPECTATORS
     assert desk.refused == 100
-    assert len(desk.answered) <= watching.ANSWERED_KEPT
+    assert len(desk.answered) <= watch_desk.ANSWERED_KEPT
     assert all(key in desk.answered for key in desk.spectators)
     assert sorted(desk.spectators.values()) == list(range(1000, 1000 + MAX_SPECTATORS))

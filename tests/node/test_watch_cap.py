@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from dudo_p2p.consensus.watching import MAX_SPECTATORS
+from dudo_p2p.consensus.watch_desk import MAX_SPECTATORS
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.node.config import NetConfig
 from dudo_p2p.node.node import Node

@@ -1,0 +1,251 @@
+"""The seat's side of watching (protocol.md §4.9 "Watching"; overview in
+:mod:`~dudo_p2p.consensus.watching`).
+
+:class:`Desk`: at most :data:`MAX_SPECTATORS` keys, a refusal (``refused``, reason ``full``)
+for the next one, answers to a spectator's sync requests within the per-asker bounds
+catch-up uses (:class:`~dudo_p2p.consensus.sync.SyncPacer`, a pacer of its own: a
+spectator's requests never spend a seat's tokens), and a *push*: every :data:`PUSH_EVERY`
+at most, the log's new items in one signed chunk, the same frame to every spectator that
+asked it lately (so a spectator costs a seat no signature check per move, and nothing on
+the step that carries a bid, :meth:`Desk.push`). It only *reads* the machine's chain and
+removal votes: no consensus state of a seat depends on a spectator, which is never acked,
+voted on, counted as heard or waited for.
+
+Pure: no I/O, no clock (``now`` is passed in); the node carries out the effects.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from dudo_p2p.consensus.lobby import LOBBY_GAME_ID, Connect, SendTo
+from dudo_p2p.consensus.machine import TableMachine
+from dudo_p2p.consensus.replica import ChainItem, Seating
+from dudo_p2p.consensus.sync import SyncPacer, sync_chunk
+from dudo_p2p.consensus.watching import IDLE_ASKER, Note
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.errors import DecodeError, DudoError
+from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
+from dudo_p2p.protocol.kinds import Refusal, SyncReply, SyncRequest, Watch
+from dudo_p2p.protocol.refusals import RefusalReason
+
+MAX_SPECTATORS = 16  # per seat: a table of six serves at most 96 pulls, each bounded
+GENESIS_EVERY = 0.25  # a spectator re-sending watch gets the genesis again at most this often
+ANSWERED_KEPT = 4 * MAX_SPECTATORS  # watch senders remembered (for GENESIS_EVERY), at most
+REPLY_CACHE = 8  # replies kept for spectators asking what another just asked
+# a seat pushes the log as it grows to each spectator that asked it within IDLE_ASKER, at
+# most this often, one signed chunk for all of them (a spectator costs a seat no signature
+# check per move, only its renewal ask once a second): see Desk.push
+PUSH_EVERY = 0.25
+
+DeskEffect = Connect | SendTo | Note
+
+
+class Desk:
+    """A seated peer's spectators (see the module docstring). ``receive`` takes a ``watch``
+    from anyone and a ``sync-request`` from a spectator it took; returns effects."""
+
+    def __init__(self, identity: Identity, heartbeat: float = 1.0) -> None:
+        self.identity = identity
+        self.spectators: dict[bytes, int] = {}  # key -> its asker number in the pacer
+        self.pacer = SyncPacer(heartbeat)
+        self.answered: dict[bytes, float] = {}  # key -> when we last sent it the genesis
+        self.refused = 0  # watch frames refused (the cap)
+        self.reached: dict[bytes, int] = {}  # key -> the log length it holds, as far as we know
+        self.asked_at: dict[bytes, float] = {}  # key -> when it last asked us
+        # (have, log state) -> (the signed reply, its entry count): see _chunk
+        self._replies: dict[tuple[object, ...], tuple[bytes, int]] = {}
+        self._digests: list[bytes] = []  # the chain's item digests as we last saw it (_track)
+        self.next_push = -1e9
+        self._quiet_after = -1e9  # no spectator asked us within IDLE_ASKER after this
+        self._changes = 0  # bumped when an ask or a send moves what a spectator holds
+        self._memo: tuple[tuple[int, int], float, list[bytes]] | None = None  # _behind's
+        self.pushed = 0  # frames pushed (a figure for tests and the bench)
+        self.answered_asks = 0  # sync-requests answered (each one signature check)
+
+    def caught_up(self, length: int, now: float) -> bool:
+        """Every spectator that pulls from us holds the log up to ``length`` (as far as our
+        replies and its asks tell): a seat whose game ended lingers for this within its
+        settle grace, never longer (node.py). A spectator that has not asked us for
+        IDLE_ASKER seconds pulls from another seat (rotation.py): not waited for."""
+        return all(self.reached.get(key, 0) >= length
+                   or now - self.asked_at.get(key, -1e9) > IDLE_ASKER
+                   for key in self.spectators)
+
+    def is_spectator(self, key: bytes) -> bool:
+        """``key`` is a spectator we took (its sync requests are ours to answer)."""
+        return key in self.spectators
+
+    def receive(
+        self, frame: bytes, address: str | None, machine: TableMachine | None,
+        genesis: tuple[bytes, tuple[bytes, ...]] | None, now: float,
+    ) -> list[DeskEffect]:
+        """One ``watch`` or spectator ``sync-request``; ``machine``/``genesis`` None: we are
+        not seated yet (the spectator's watch is ignored: it says it again)."""
+        if machine is None or genesis is None:
+            return []
+        seating = machine.seating
+        try:
+            env = open_envelope(frame)
+            if isinstance(env.body, Watch):
+                alive = machine.replica.engine.alive
+                return self._watch(env, env.body, address, seating, alive, genesis, now)
+            if isinstance(env.body, SyncRequest) and env.author in self.spectators:
+                if env.game_id != seating.game_id or env.seq != 0:
+                    raise DecodeError("a spectator's sync-request is for this game, seq 0")
+                return self._answer(env.author, env.body.have, machine, now)
+            raise DecodeError(f"a spectator sends watch or sync-request, not {env.kind}")
+        except DudoError as exc:
+            return [Note("warning", f"spectator frame refused: {exc}")]
+
+    def _watch(
+        self, env: Envelope, body: Watch, address: str | None, seating: Seating,
+        alive: tuple[bool, ...], genesis: tuple[bytes, tuple[bytes, ...]], now: float,
+    ) -> list[DeskEffect]:
+        if env.game_id != LOBBY_GAME_ID or env.round_no != 0 or env.seq != 0:
+            raise DecodeError("watch travels with a zero game id, round 0 and seq 0")
+        key = env.author
+        seat = seating.seat_of(key)
+        if seat is not None and alive[seat]:
+            # a seat removed or out of dice has left the game: it may watch the rest of it
+            raise DecodeError("a seat still in the game does not watch it")
+        host = body.host if body.host not in ("", "0.0.0.0", "::") else (address or "")
+        if not host or body.port == 0:
+            raise DecodeError("watch without an address to answer at")
+        if now < self.answered.get(key, -1e9) + GENESIS_EVERY:
+            return []
+        if len(self.answered) >= ANSWERED_KEPT:
+            # keys we did not take (refused, or strangers): forget the oldest, so a flood of
+            # fresh keys cannot grow this without bound (ours stay: they are at most 16)
+            stale = next((k for k in self.answered if k not in self.spectators), None)
+            if stale is not None:
+                del self.answered[stale]
+        self.answered[key] = now
+        reason = None
+        if body.table not in ("", seating.table):
+            reason = RefusalReason.UNKNOWN_TABLE
+        elif key not in self.spectators and len(self.spectators) >= MAX_SPECTATORS:
+            reason = RefusalReason.FULL
+        out: list[DeskEffect] = [Connect(key, host, body.port)]
+        if reason is not None:
+            self.refused += 1
+            refusal = Refusal(seating.table, key, reason.value)
+            sealed = seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, refusal)
+            return [*out, SendTo(key, sealed.to_bytes()),
+                    Note("info", f"refused a spectator: {reason.value}")]
+        if key not in self.spectators:
+            self.spectators[key] = len(self.spectators) + 1000  # never a seat number
+            out.append(Note("info", f"spectator {key[:4].hex()} watches "
+                                    f"({len(self.spectators)} of {MAX_SPECTATORS})"))
+        genesis_frame, signatures = genesis
+        out.append(SendTo(key, genesis_frame))
+        out.extend(SendTo(key, s) for s in signatures)
+        return out
+
+    def _answer(self, key: bytes, have: int, machine: TableMachine, now: float) -> list[DeskEffect]:
+        """One chunk from ``have`` (an empty one when ``have`` is our length: the spectator is
+        caught up and renews its push), within the catch-up bounds per asker (sync.py);
+        nothing when ``have`` is past our length (its log holds an epoch a removal voided:
+        it asks again from the anchor). The ask also subscribes it to :meth:`push` for
+        IDLE_ASKER seconds."""
+        chain = machine.replica.chain
+        self._track(chain)
+        self.asked_at[key] = now
+        self._changes += 1
+        if have > len(chain) or not self.pacer.may_answer(self.spectators[key], have, now):
+            return []
+        self.answered_asks += 1
+        # never back: an ask crossing a push in flight names less than the push brings, and
+        # spectators at one place share one signed push (a voided tail is _track's)
+        self.reached[key] = max(self.reached.get(key, 0), have)
+        self._quiet_after = max(self._quiet_after, now + IDLE_ASKER)
+        return self._send_chunk(key, have, machine)
+
+    def push(self, machine: TableMachine | None, now: float, busy: bool = False) -> list[SendTo]:
+        """The log's new items for every spectator that asked us within IDLE_ASKER and is
+        behind our log, at most every PUSH_EVERY: one chunk from where it is, signed once
+        and the same frame for all at the same place (_chunk). ``busy``: this step carried
+        the table's own frames (a bid on its way): the push waits for a quieter step, up to
+        one more PUSH_EVERY, so it never delays what the seats wait for. The seat's loop
+        does not wake for a push: it goes out on a step the seat takes anyway (a frame, a
+        heartbeat), so spectators add no wake-up to a seat."""
+        if machine is None or now < self.next_push or now > self._quiet_after:
+            return []  # (on every step of the seat's loop: the common case returns here)
+        chain = machine.replica.chain
+        behind = self._behind(len(chain), now)
+        if not behind or (busy and now < self.next_push + PUSH_EVERY):
+            return []
+        self._track(chain)
+        self.next_push = now + PUSH_EVERY
+        out: list[SendTo] = []
+        for key in self._behind(len(chain), now):  # again: _track may have moved some back
+            for effect in self._send_chunk(key, self.reached.get(key, 0), machine):
+                assert isinstance(effect, SendTo)
+                out.append(effect)
+        self.pushed += len(out)
+        return out
+
+    def push_due(self, length: int, now: float) -> float | None:
+        """When :meth:`push` has something to send (a spectator asked us lately and is behind
+        a log of ``length`` items), or None."""
+        if now > self._quiet_after:
+            return None
+        return self.next_push if self._behind(length, now) else None
+
+    def _behind(self, length: int, now: float) -> list[bytes]:
+        """The spectators asking us lately that lack some of a log of ``length`` items. Asked
+        on many steps of the seat's loop: kept until the log, an ask or a send changes it,
+        or the first of them stops counting as asking (``_memo``)."""
+        memo = self._memo
+        if memo is not None and memo[0] == (length, self._changes) and now <= memo[1]:
+            return memo[2]
+        keys = [key for key in self.spectators
+                if now - self.asked_at.get(key, -1e9) <= IDLE_ASKER
+                and self.reached.get(key, 0) < length]
+        until = min((self.asked_at[key] + IDLE_ASKER for key in keys), default=math.inf)
+        self._memo = ((length, self._changes), until, keys)
+        return keys
+
+    def _track(self, chain: Sequence[ChainItem]) -> None:
+        """Notice a removal that voided part of the log we sent: a spectator holding more
+        than what is left of it holds only that much of our log now (the next push starts
+        there, and the spectator rebuilds from it)."""
+        seen = self._digests
+        common = min(len(seen), len(chain))
+        while common and chain[common - 1].digest != seen[common - 1]:
+            common -= 1
+        if common < len(seen):
+            del seen[common:]
+            for key, reached in self.reached.items():
+                self.reached[key] = min(reached, common)
+            self._changes += 1
+        seen.extend(item.digest for item in chain[len(seen):])
+
+    def _send_chunk(self, key: bytes, have: int, machine: TableMachine) -> list[DeskEffect]:
+        frame, entries = self._chunk(have, machine)
+        self.reached[key] = max(self.reached.get(key, 0), have + entries)
+        self._changes += 1
+        return [SendTo(key, frame)]
+
+    def _chunk(self, have: int, machine: TableMachine) -> tuple[bytes, int]:
+        """The signed sync-reply from ``have`` (up to a chunk; none at our length) and its
+        entry count. A reply names no asker, so it is the same frame for every spectator at
+        the same place of the same log: built and signed once (``_replies``). Acts travel
+        without their acks (a spectator checks the entries, not the certificates)."""
+        chain = machine.replica.chain
+        state = (have, len(chain), machine.replica.head, machine.replica.epoch.number,
+                 len(machine.votes.certificates))
+        cached = self._replies.get(state)
+        if cached is None:
+            reply = sync_chunk(chain, have, machine.votes.certificates)
+            if reply is None:
+                reply = SyncReply(have, (), False)  # caught up: the renewal's answer
+            sealed = seal_envelope(self.identity, machine.seating.game_id,
+                                   machine.replica.epoch.number, 0, reply)
+            cached = (sealed.to_bytes(), len(reply.entries))
+            if len(self._replies) >= REPLY_CACHE:
+                del self._replies[next(iter(self._replies))]  # the oldest
+            self._replies[state] = cached
+        return cached
+
