@@ -110,15 +110,27 @@ def supported(view: SeatView, legal: Sequence[Action]) -> bool:
 @lru_cache(maxsize=4096)
 def _sampler(
     n: int, faces: tuple[int, ...], tau: float, wild: bool, sharpness: float
-) -> tuple[tuple[Counts, ...], tuple[float, ...]]:
-    """The posterior over an ``n``-dice hand as (hands, cumulative weights) for sampling."""
+) -> tuple[tuple[tuple[int, ...], ...], tuple[float, ...]]:
+    """The posterior over an ``n``-dice hand for sampling: (each hand's matches per face,
+    index face-1; cumulative weights)."""
     post = posterior_hands(n, faces, tau, wild=wild, sharpness=sharpness)
     cum: list[float] = []
     acc = 0.0
     for _, p in post:
         acc += p
         cum.append(acc)
-    return tuple(c for c, _ in post), tuple(cum)
+    return _matches_of(tuple(c for c, _ in post), wild), tuple(cum)
+
+
+def _matches_of(hands: tuple[Counts, ...], wild: bool) -> tuple[tuple[int, ...], ...]:
+    return tuple(
+        tuple(counts_matches(counts, f, wild=wild) for f in range(1, 7)) for counts in hands
+    )
+
+
+_MoveKey = tuple[int, int, tuple[int, ...], tuple[int, int]]
+#: A memo miss (a cached move may be None: a doubt).
+_UNSEEN: tuple[int, int] | None = (-1, -1)
 
 
 class PlayoutEvaluator:
@@ -130,6 +142,10 @@ class PlayoutEvaluator:
     faces and the chance, on that scale, below which it doubts (see the module docstring);
     other seats play the default policy.
     """
+
+    #: Memoise the play-out policy per evaluator (False: recompute every step; the same
+    #: values either way, a test compares them).
+    memo = True
 
     def __init__(
         self,
@@ -174,6 +190,8 @@ class PlayoutEvaluator:
         )
         self._raises: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
         self._beliefs: dict[tuple[int, int], tuple[tuple[float, ...], ...]] = {}
+        # policy() per (actor, our root face, actor's matches, bid faced): see play_out.
+        self._moves: dict[_MoveKey, tuple[int, int] | None] = {}
 
     # ---- worlds --------------------------------------------------------------------------
 
@@ -194,8 +212,7 @@ class PlayoutEvaluator:
                 tau = 0.0
             hands, cum = _sampler(n, faces, tau, self.wild, self._sharpness)
             i = min(len(hands) - 1, bisect.bisect_left(cum, rng.random() * cum[-1]))
-            counts = hands[i]
-            world.append(tuple(counts_matches(counts, f, wild=self.wild) for f in range(1, 7)))
+            world.append(hands[i])
         return world
 
     # ---- the play-out policy -------------------------------------------------------------
@@ -318,11 +335,22 @@ class PlayoutEvaluator:
         """Our payoff when we have just bid ``bid`` and everyone follows :meth:`policy`
         (``draws``: this world's uniform numbers, two per step, for ``random_faces``)."""
         n = len(self.order)
-        beliefs = [self.belief(v, bid[1]) for v in range(n)]
+        face = bid[1]
+        memo = self._moves if self.memo else None
         bidder = 0
         actor = 1 % n
         for step in range(MAX_STEPS):
-            move = self.policy(world[actor], beliefs[actor], bid, self.fitted[actor])
+            matches = world[actor]
+            if memo is None:
+                move = self.policy(matches, self.belief(actor, face), bid, self.fitted[actor])
+            else:
+                # policy() is a pure function of these four (the beliefs are fixed for the
+                # evaluator), and the same step recurs across worlds and candidates.
+                key = (actor, face, matches, bid)
+                move = memo.get(key, _UNSEEN)
+                if move is _UNSEEN:
+                    move = self.policy(matches, self.belief(actor, face), bid, self.fitted[actor])
+                    memo[key] = move
             if move is None:
                 held = self._held(world, bid[1])
                 return self._loss(actor if held >= bid[0] else bidder)
@@ -344,11 +372,10 @@ class PlayoutEvaluator:
             else None
         )
         sums = [0.0] * len(candidates)
+        uniform = rng.random
         for _ in range(self.config.samples):
             world = self.sample_world(rng)
-            draws = (
-                [rng.random() for _ in range(2 * MAX_STEPS)] if self.config.random_faces else []
-            )
+            draws = [uniform() for _ in range(2 * MAX_STEPS)] if self.config.random_faces else []
             for i, action in enumerate(candidates):
                 match action:
                     case Raise(bid=bid):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from dudo_p2p.bots import make_bot
 from dudo_p2p.bots.expert import ExpertBot
 from dudo_p2p.bots.knowledge import Knowledge
@@ -147,3 +149,41 @@ def test_an_opponent_raises_on_its_best_face_as_often_as_its_fitted_truthfulness
         raises, random.Random(3)
     )
     assert plain.values(raises, random.Random(3)) != truthless.values(raises, random.Random(3))
+
+
+def test_the_policy_memo_changes_no_value_of_any_decision_in_seeded_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The memo of PlayoutEvaluator.play_out is a speed-up only: every value of every expert
+    # decision in seeded games (2 and 4 seats, palifico on and off, a pool style, hard and
+    # normal among the opponents) is the same float with and without it, so the games are
+    # the same too.
+    from dudo_p2p.bots import as_player
+    from dudo_p2p.rules.runner import play_game
+
+    seen: list[list[float]] = []
+    original = PlayoutEvaluator.values
+
+    def values(self: PlayoutEvaluator, cands: list[Action], rng: random.Random) -> list[float]:
+        out = original(self, cands, rng)
+        seen.append(out)
+        return out
+
+    monkeypatch.setattr(PlayoutEvaluator, "values", values)
+
+    def record(memo: bool, players: int, others: str, rules: RuleSet) -> list[list[float]]:
+        seen.clear()
+        monkeypatch.setattr(PlayoutEvaluator, "memo", memo)
+        bots = [make_bot("expert", random.Random(7))]
+        bots += [make_bot(others, random.Random(8 + s)) for s in range(players - 1)]
+        play_game(rules, players, [as_player(b) for b in bots], random.Random(players))
+        return list(seen)
+
+    for players, others, rules in (
+        (2, "pool:liar", RuleSet(palifico=False)),
+        (2, "hard", RuleSet()),
+        (4, "normal", RuleSet()),
+    ):
+        memoised = record(True, players, others, rules)
+        assert len(memoised) > 10
+        assert memoised == record(False, players, others, rules)
