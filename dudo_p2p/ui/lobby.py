@@ -58,7 +58,8 @@ class LobbyScene(Scene):
         self.directory = directory
         self.rules = RuleSet()
         self.n_bots = 3  # quick play: against how many bots (1-5)
-        self.create_bots = 3  # a created table: bots in its empty seats (0-5), apart from n_bots
+        self.create_seats = 5  # a created table: its seats, ours included (2-6)
+        self.create_bots = 3  # ... how many of them bots take at once (0-4), apart from n_bots
         self.hotseat_players = 2
         self.level = "normal"
         self.timer_index = 0
@@ -89,6 +90,17 @@ class LobbyScene(Scene):
         """Open the table the create panel describes."""
         self._start(self.request("create"))
 
+    def set_create_seats(self, n: int) -> None:
+        """The created table has ``n`` seats; the bots chosen leave one of them for a friend."""
+        self.create_seats = max(2, min(6, n))
+        self.create_bots = min(self.create_bots, self.create_seats - 2)
+
+    def set_create_bots(self, n: int) -> None:
+        """``n`` bots sit at the created table at once; it gains seats so that one stays free
+        for a friend (six at most: then four bots)."""
+        self.create_bots = max(0, min(4, n))
+        self.create_seats = max(self.create_seats, self.create_bots + 2)
+
     def set_starting_dice(self, n: int) -> None:
         """Choose 3, 4 or 5 starting dice."""
         self.rules = dataclasses.replace(self.rules, starting_dice=n)
@@ -112,8 +124,8 @@ class LobbyScene(Scene):
                                 turn_timer_s=self.turn_timer, names=hotseat_names(typed, n))
         if kind == "create":
             return TableRequest("create", rules=self.rules, bots=self.create_bots,
-                                bot_level=self.level, turn_timer_s=self.turn_timer,
-                                name=self.player_name)
+                                players=self.create_seats, bot_level=self.level,
+                                turn_timer_s=self.turn_timer, name=self.player_name)
         return TableRequest("bots", rules=self.rules, bots=max(1, self.n_bots),
                             bot_level=self.level, turn_timer_s=self.turn_timer,
                             name=self.player_name)

@@ -1,5 +1,6 @@
-"""The lobby's "create a table" panel: starting dice, bots in the empty seats and their
-level, the turn timer, and the rule set field by field from the rules' ``VARIANTS`` table,
+"""The lobby's "create a table" panel: starting dice, the number of seats (ours included),
+how many of them bots take at once and their level (the other seats wait for friends), the
+turn timer, and the rule set field by field from the rules' ``VARIANTS`` table,
 each shown with its one-line explanation in the player's language; a combination the rules
 refuse is not taken and the reason is shown instead (:func:`next_rules`).
 
@@ -9,7 +10,7 @@ that this module does not import the lobby that imports it (``tests/test_layers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Protocol
 
@@ -25,13 +26,16 @@ from dudo_p2p.ui.widgets import Button
 
 # starting_dice has its own 3/4/5 selector; every other field is a row of the rules list.
 RULE_FIELDS = tuple(name for name in VARIANTS if name != "starting_dice")
-RULES_PER_PAGE = 6
+RULES_PER_PAGE = 5
+SEAT_CHOICES = range(2, 7)  # a table seats 2 to 6, the host included
+BOT_CHOICES = range(0, 5)  # bots seated at once: at least one seat stays for a friend
 
 
 class CreateChoices(Protocol):
     """What the panel shows and changes of the lobby (module docstring)."""
 
     rules: RuleSet
+    create_seats: int
     create_bots: int
     level: str
     timer_index: int
@@ -43,6 +47,10 @@ class CreateChoices(Protocol):
     def tr(self) -> Tr: ...
 
     def set_starting_dice(self, n: int) -> None: ...
+
+    def set_create_seats(self, n: int) -> None: ...
+
+    def set_create_bots(self, n: int) -> None: ...
 
     def cycle_rule(self, name: str) -> None: ...
 
@@ -85,18 +93,14 @@ def draw_create(lobby: CreateChoices, surface: pygame.Surface) -> None:
     draw.panel(surface, box)
     draw.text(surface, tr("lobby.create"), (672, 46), 38, theme.GOLD)
     y = 96
-    draw.text(surface, tr("lobby.starting_dice"), (672, y + 12), 26)
-    for i, n in enumerate((3, 4, 5)):
-        buttons.append(choice_button(pygame.Rect(1000 + i * 74, y, 66, 44), str(n),
-                                     lobby.rules.starting_dice == n,
-                                     partial(lobby.set_starting_dice, n), f"dice_{n}"))
+    _number_row(lobby, surface, y, "lobby.starting_dice", (3, 4, 5), lobby.rules.starting_dice,
+                lobby.set_starting_dice, "dice_", pygame.Rect(1000, y, 66, 44), 74)
     y += 54
-    draw.text(surface, tr("lobby.bots"), (672, y + 12), 26)
-    for i, n in enumerate(range(0, 6)):
-        buttons.append(choice_button(pygame.Rect(928 + i * 50, y, 44, 44), str(n),
-                                     lobby.create_bots == n,
-                                     partial(setattr, lobby, "create_bots", n),
-                                     f"create_bots_{n}"))
+    _number_row(lobby, surface, y, "lobby.seats", SEAT_CHOICES, lobby.create_seats,
+                lobby.set_create_seats, "seats_", pygame.Rect(978, y, 44, 44), 50)
+    y += 54
+    _number_row(lobby, surface, y, "lobby.bots", BOT_CHOICES, lobby.create_bots,
+                lobby.set_create_bots, "create_bots_", pygame.Rect(978, y, 44, 44), 50)
     y += 54
     draw.text(surface, tr("lobby.level"), (672, y + 12), 26)
     for i, level in enumerate(BOT_LEVELS):
@@ -129,6 +133,18 @@ def draw_create(lobby: CreateChoices, surface: pygame.Surface) -> None:
         y += 54
     buttons.append(Button(pygame.Rect(840, 682, 380, 56), tr("lobby.create_button"),
                           lobby.create, size=28, name="create"))
+
+
+def _number_row(lobby: CreateChoices, surface: pygame.Surface, y: int, label: str,
+                values: Iterable[int], chosen: int, choose: Callable[[int], None],
+                name: str, first: pygame.Rect, step: int) -> None:
+    """A label and a row of numbers to choose from (the first button at ``first``, the next
+    ones ``step`` px to the right), the chosen one gold; button ``name + str(n)``."""
+    draw.text(surface, lobby.tr(label), (672, y + 12), 26)
+    for i, n in enumerate(values):
+        rect = first.move(i * step, 0)
+        lobby.buttons.append(choice_button(rect, str(n), chosen == n, partial(choose, n),
+                                           f"{name}{n}"))
 
 
 def _draw_rule_row(lobby: CreateChoices, surface: pygame.Surface, rect: pygame.Rect,

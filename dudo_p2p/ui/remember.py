@@ -1,5 +1,6 @@
 """The lobby's choices kept between launches: the player's name, the bot level, the number
-of bots, the turn timer and the last table's rules, in the settings file (``ui/settings.py``).
+of bots, the created table's seats and bots, the turn timer and the last table's rules, in
+the settings file (``ui/settings.py``).
 
 A stored value that no longer fits (a level this version lacks, a rule set the rules refuse)
 is left out and the lobby's own default used, so an old or hand-edited file never stops the
@@ -29,6 +30,7 @@ class Choices(Protocol):
     name_field: TextField
     level: str
     n_bots: int
+    create_seats: int
     create_bots: int
     timer_index: int
     rules: RuleSet
@@ -67,7 +69,11 @@ def restore(lobby: Choices, settings: Settings) -> None:
         assert isinstance(level, str)
         lobby.level = level
     lobby.n_bots = _within(settings.number("quick_bots"), 1, 5, lobby.n_bots)
-    lobby.create_bots = _within(settings.number("create_bots"), 0, 5, lobby.create_bots)
+    seats = _within(settings.number("create_seats"), 2, 6, lobby.create_seats)
+    bots = _within(settings.number("create_bots"), 0, 5, lobby.create_bots)
+    # a file from before the seat count (bots only, up to 5) keeps its table: bots + 2 seats
+    lobby.create_seats = min(6, max(seats, bots + 2))
+    lobby.create_bots = min(bots, lobby.create_seats - 2)
     lobby.timer_index = _within(settings.number("timer_index"), 0, len(TIMER_CHOICES) - 1,
                                 lobby.timer_index)
     stored = settings.get("rules")
@@ -86,6 +92,7 @@ def remember(lobby: Choices, settings: Settings) -> None:
         "name": clean_name(lobby.name_field.value),
         "bot_level": lobby.level,
         "quick_bots": lobby.n_bots,
+        "create_seats": lobby.create_seats,
         "create_bots": lobby.create_bots,
         "timer_index": lobby.timer_index,
         "rules": json.dumps(lobby.rules.to_dict(), sort_keys=True),

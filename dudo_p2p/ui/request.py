@@ -25,7 +25,9 @@ class TableRequest:
     """A table the player asked for.
 
     - ``bots``: play now against ``bots`` bots (1..5), seats filled at once;
-    - ``create``: host a table on the LAN, ``bots`` fill the seats nobody takes;
+    - ``create``: host a table on the LAN with ``players`` seats (ours included; 0: one
+      more than ``bots`` + us), ``bots`` of them taken by bots at once, the others left for
+      friends who join (at least one);
     - ``join``: join the table at ``address`` ("host:port"), or, when ``code`` is given
       (``CODE`` or ``CODE@FINGERPRINT``, as :func:`parse_code` reads it), the table the LAN
       beacons show under that code (and that host key);

@@ -31,6 +31,7 @@ DEFAULTS: dict[str, JsonValue] = {
     "lang": "",  # "" : from the locale
     "bot_level": "normal",
     "quick_bots": 3,
+    "create_seats": 5,  # a created table's seats, ours included
     "create_bots": 3,
     "timer_index": 0,
     "rules": "",  # the last table's rule set, as RuleSet.to_dict() in JSON ("" : defaults)

@@ -44,6 +44,8 @@ START_RECT = pygame.Rect(500, 580, 280, 56)  # the host's "start now", above Can
 START_BOTS_RECT = pygame.Rect(330, 580, 300, 56)  # ... beside "start now with bots"
 START_SHRINK_RECT = pygame.Rect(650, 580, 300, 56)
 MAX_SEATS = 6
+# a waiting room the host ended for us: said as what happened, not as a refused join
+LET_GO_KEYS = {"removed": "wait.removed", "closed": "wait.closed", "gone": "wait.gone"}
 
 
 def status(scene: TableCore) -> Gathering | None:
@@ -66,6 +68,10 @@ def watch(scene: TableCore, now: float) -> bool:
     tr = scene.tr
     if state.no_next_game:  # one more game: nobody is left to open the table
         scene.host.back_to_lobby(tr("again.none"))
+        return True
+    if state.refused in LET_GO_KEYS:  # we were seated, and the host let us go: say who did
+        code = state.code or scene.request.code.partition("@")[0]
+        scene.host.back_to_lobby(tr(LET_GO_KEYS[state.refused], code=code))
         return True
     if state.refused:
         why = tr(REFUSAL_KEYS.get(state.refused, "refused.other"))

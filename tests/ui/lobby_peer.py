@@ -8,9 +8,13 @@ each with ``t`` (``time.monotonic()``: one clock for every namespace of a machin
 taken in two windows compare). The window keeps running (drawing, its peer stepping) between
 commands. Commands:
 
-- ``create SEATS``: "0" bots, 3 dice, 30 s a turn, "Crear mesa y esperar", then "+" in the
-  waiting room until the table has SEATS seats -> ``{"ev": "hosting", "code", "fp",
-  "seats"}`` (read from the screen: the big ``CODE@FINGERPRINT`` and "Asientos 1/SEATS");
+- ``create SEATS``: SEATS seats and "0" bots, 3 dice, 30 s a turn in the lobby, "Crear
+  mesa y esperar" -> ``{"ev": "hosting", "code", "fp", "seats"}`` (read from the screen:
+  the big ``CODE@FINGERPRINT`` and "Asientos 1/SEATS");
+- ``seats SEATS``: the waiting room's "−" / "+" until it draws "Asientos n/SEATS" ->
+  ``{"ev": "seats_set", "text"}``;
+- ``remove NAME``: the waiting room's "Quitar" beside NAME -> ``{"ev": "removed", "at"}``
+  (``at``: the click's time);
 - ``join TEXT``: click the join field, type TEXT, press Enter -> ``{"ev": "join_sent"}``;
 - ``roster A,B``: wait until the waiting room draws each name and "Asientos n/N" ->
   ``{"ev": "roster", "names", "seats", "screen"}``;
@@ -57,6 +61,7 @@ from dudo_p2p.cli.play import LanDirectory, NetworkTables
 from dudo_p2p.consensus.lobby import Seated
 from dudo_p2p.node.node import Node
 from dudo_p2p.session.again import AgainSession
+from dudo_p2p.session.api import Gathering
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import draw, theme, waiting
 from dudo_p2p.ui.app import App
@@ -138,6 +143,7 @@ class Window:
 
     def create(self, seats: str) -> Step:
         self.app.frame()
+        click_button(self.app, f"seats_{seats}")  # chosen before the table exists
         click_button(self.app, "create_bots_0")
         click_button(self.app, "dice_3")
         click_button(self.app, "timer_1")  # 30 s a turn
@@ -155,10 +161,32 @@ class Window:
                 self.say("hosting", code=state.code, fp=state.host_fingerprint, seats=line,
                          addresses=list(state.addresses))
                 return
-            if state.seats < int(seats):
-                click_button(self.app, "seats_plus")
+
+    def seats(self, seats: str) -> Step:
+        while True:
+            yield
+            state = self.gathering()
+            line = f"Asientos {len(state.names)}/{seats}"
+            if line in self.texts:
+                self.say("seats_set", text=line)
+                return
+            click_button(self.app, "seats_plus" if state.seats < int(seats) else "seats_minus")
+
+    def remove(self, name: str) -> Step:
+        state = self.gathering()
+        at = time.monotonic()
+        click_button(self.app, f"remove_{state.names.index(name)}")
+        self.say("removed", at=at)
+        yield
+
+    def gathering(self) -> Gathering:
+        scene = self.app.scene
+        state = waiting.status(scene) if isinstance(scene, TableScene) else None
+        assert state is not None, f"no waiting room: {type(scene).__name__}"
+        return state
 
     def join(self, text: str) -> Step:
+        self._lobby_seen = ""  # this try's message is told, even if the last one said it
         self.app.frame()
         self.type_into(self.lobby().address.rect.center, text)
         at = time.monotonic()
@@ -293,6 +321,7 @@ def main() -> int:
             verb, _, arg = command.partition(" ")
             step = {"name": window.name, "create": window.create, "join": window.join,
                     "roster": window.roster, "start_bots": lambda _: window.start_bots(),
+                    "seats": window.seats, "remove": window.remove,
                     "cancel": window.leave, "esc": window.leave,
                     "shot": window.shot, "play": window.play}[verb](
                         arg if verb != "esc" else "esc")

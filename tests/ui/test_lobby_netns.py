@@ -10,6 +10,9 @@ clicks and typing, SDL dummy driver), every step through the screens.
   the same three seats (the bot too) and the scoreboard shows the first game's winner.
 - Both waiting rooms show the table Ana chose (3 dice, 30 s a turn); a joiner who leaves the
   waiting room (Cancel, or Esc) is off the host's screen within 2 s.
+- The host removes a joiner: Ana creates 4 seats, makes them 3 in the waiting room, Beto
+  joins, Ana clicks "Quitar" beside him: his window is back in the lobby saying so and her
+  roster drops him, each within 2 s; his next try at that table is refused the same.
 - Joining an address where nothing answers says so within 5 s of pressing Enter.
 
 Needs root (skips with the reason otherwise). Every process is killed and every namespace
@@ -178,6 +181,16 @@ def test_the_evening_found_by_code_started_with_a_bot_and_played_again_with_the_
         player.expect("played")
 
 
+def alone_again(host: Player, since: float) -> dict[str, Any]:
+    """The first ``seats`` event of the host's screen after ``since`` that draws
+    "Asientos 1/3" (the joiner gone), naming only the host."""
+    while True:
+        seats = host.expect("seats", timeout=LEAVE_S + 5)
+        if seats["t"] > since and seats["text"] == "Asientos 1/3":
+            assert seats["names"] == [host.name], seats
+            return seats
+
+
 @pytest.mark.parametrize("how", ["cancel", "esc"])
 def test_a_joiner_who_leaves_the_waiting_room_is_off_the_hosts_screen_within_2s(
     two_machines: tuple[Any, str], how: str,
@@ -194,14 +207,38 @@ def test_a_joiner_who_leaves_the_waiting_room_is_off_the_hosts_screen_within_2s(
     beto.send(how)  # the Cancel button, or Esc
     left = beto.expect("left")
     assert left["scene"] == "LobbyScene"
-    while True:  # the host's screen, as it changed after the click
-        seats = ana.expect("seats", timeout=LEAVE_S + 5)
-        if seats["t"] > left["at"] and seats["text"] == "Asientos 1/3":
-            break
-    assert seats["names"] == ["Ana"]
+    seats = alone_again(ana, left["at"])
     took = seats["t"] - left["at"]
     print(f"\nthe host's roster dropped Beto {took:.3f} s after his {how}")
     assert took <= LEAVE_S
+
+
+def test_the_host_removes_a_joiner_who_is_told_and_back_in_the_lobby(
+    two_machines: tuple[Any, str],
+) -> None:
+    start, _ = two_machines
+    ana, beto = start("Ana", 0), start("Beto", 1)
+    ana.send("create 4")
+    hosting = ana.expect("hosting")
+    assert hosting["seats"] == "Asientos 1/4"
+    ana.send("seats 3")  # the host changes the seat count in the waiting room
+    assert ana.expect("seats_set")["text"] == "Asientos 1/3"
+    beto.send(f"join {hosting['code']}")
+    for player in (ana, beto):
+        player.send("roster Ana,Beto")
+        assert player.expect("roster")["seats"] == "Asientos 2/3"
+    ana.send("remove Beto")
+    removed = ana.expect("removed")
+    told = beto.expect("lobby", timeout=LEAVE_S + 10)
+    assert told["message"] == f"El anfitrión te quitó de la mesa {hosting['code']}.", told
+    seats = alone_again(ana, removed["at"])
+    print(f"\nBeto was told {told['t'] - removed['at']:.3f} s and the host's roster dropped "
+          f"him {seats['t'] - removed['at']:.3f} s after Ana's click")
+    assert told["t"] - removed["at"] <= LEAVE_S and seats["t"] - removed["at"] <= LEAVE_S
+    beto.send(f"join {hosting['code']}")  # the lobby works on: a new try, refused the same
+    beto.expect("join_sent")
+    again = beto.expect("lobby", timeout=DEAD_S + 10)
+    assert again["message"] == told["message"], again
 
 
 @pytest.mark.parametrize("where", ["nobody_there", "port_closed"])

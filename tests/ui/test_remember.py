@@ -62,6 +62,7 @@ def test_name_language_level_and_table_settings_survive_a_restart(
     click_button(app, "language")  # English
     click_button(app, "level_hard")
     click_button(app, "bots_2")
+    click_button(app, "seats_4")
     click_button(app, "create_bots_1")
     click_button(app, "timer_2")
     click_button(app, "dice_4")
@@ -81,6 +82,7 @@ def test_name_language_level_and_table_settings_survive_a_restart(
     assert lobby2.name_field.value == "Lucía"
     assert (lobby2.level, lobby2.n_bots, lobby2.create_bots, lobby2.timer_index) == (
         "hard", 2, 1, 2)
+    assert lobby2.create_seats == 4
     assert lobby2.rules == chosen_rules and lobby2.rules.starting_dice == 4
     assert again.settings.flag("muted")  # the sound stays off
     assert json.loads(paths.settings_file().read_text())["future_feature"] == [1, 2]
@@ -104,6 +106,7 @@ def test_a_stored_value_this_version_cannot_use_gives_the_default(
     assert app.tr.lang == "es" and lobby.name_field.value == ""
     assert (lobby.level, lobby.n_bots, lobby.create_bots, lobby.timer_index) == (
         "normal", 3, 3, 0)
+    assert lobby.create_seats == 5
     assert lobby.rules == type(lobby.rules)()
 
 
@@ -122,3 +125,19 @@ def test_a_name_given_on_the_command_line_is_the_lobbys_name_and_is_kept(
     remember.typed_name(Settings.load(paths.settings_file()), None)  # no --name: as it was
     lobby = launch(clock, surface, []).scene
     assert isinstance(lobby, LobbyScene) and lobby.name_field.value == "Alice"
+
+
+@pytest.mark.parametrize(("stored", "seats", "bots"), [
+    ({"create_bots": 5}, 6, 4),  # a file from before the seat count: the same table
+    ({"create_bots": 1}, 5, 1),
+    ({"create_seats": 3, "create_bots": 3}, 5, 3),  # edited by hand: the bots keep a seat free
+    ({"create_seats": 9, "create_bots": 0}, 5, 0),
+])
+def test_the_created_tables_seats_and_bots_are_restored_so_that_a_seat_stays_free(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: FakeClock,
+        surface: pygame.Surface, stored: dict[str, int], seats: int, bots: int) -> None:
+    monkeypatch.setattr(paths, "config_dir", lambda: tmp_path)
+    paths.settings_file().write_text(json.dumps(stored))
+    lobby = launch(clock, surface, []).scene
+    assert isinstance(lobby, LobbyScene)
+    assert (lobby.create_seats, lobby.create_bots) == (seats, bots)

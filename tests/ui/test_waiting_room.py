@@ -115,7 +115,8 @@ def test_the_host_removes_a_joiner_whose_window_says_so(
     click_button(host_app, "remove_1")
     run([host_app, beto_app], [], lambda: isinstance(beto_app.scene, LobbyScene))
     assert isinstance(beto_app.scene, LobbyScene)
-    assert beto_app.scene.message == "La mesa no nos sentó: el anfitrión te quitó de la mesa"
+    code = host.node.table_code
+    assert beto_app.scene.message == f"El anfitrión te quitó de la mesa {code}."
     assert seated(host) == ["Ana"]
 
 
@@ -194,7 +195,7 @@ def test_a_host_who_cancels_closes_the_table_and_the_joiners_window_says_so(
     assert isinstance(host_app.scene, LobbyScene) and host.node.closed
     run([beto_app], [], lambda: isinstance(beto_app.scene, LobbyScene))
     assert isinstance(beto_app.scene, LobbyScene)
-    assert beto_app.scene.message == "La mesa no nos sentó: el anfitrión cerró la mesa"
+    assert beto_app.scene.message == f"El anfitrión cerró la mesa {host.node.table_code}."
 
 
 @pytest.mark.parametrize(("chosen", "genesis_ms"), [(None, 0), (30.0, 30_000)])
