@@ -29,6 +29,7 @@ from dudo_p2p.errors import DudoError
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import Session
 from dudo_p2p.ui import theme
+from dudo_p2p.ui.held_keys import HeldKeys
 from dudo_p2p.ui.i18n import LANGS, Tr, default_lang
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.remember import saved_lang, typed_name
@@ -97,6 +98,7 @@ class App:
         self.canvas = pygame.Surface(theme.SIZE)
         self.scene: Scene = LobbyScene(self, directory)
         self.error: str | None = None
+        self.held = HeldKeys()  # one Esc that left a screen does not also quit the lobby
 
     # -- Host --------------------------------------------------------------------------
     def switch(self, scene: Scene) -> None:
@@ -180,6 +182,8 @@ class App:
         if event.type == pygame.QUIT:
             self.quit()
             return
+        if self.held.carried_over(event, self.scene):
+            return  # a key held since another screen (pygame's repeat): not a new press
         if event.type == pygame.KEYDOWN and event.key == pygame.K_F11:
             self.toggle_fullscreen()
             return

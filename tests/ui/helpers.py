@@ -21,8 +21,10 @@ from .conftest import FakeClock
 
 
 def key(app: App, k: int) -> None:
-    """Press and handle key ``k`` through the app's dispatch."""
+    """Press and release key ``k`` through the app's dispatch (a key held from one screen to
+    the next is not pressed again on it: ``ui/held_keys.py``)."""
     app.dispatch(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0))
+    app.dispatch(pygame.event.Event(pygame.KEYUP, key=k, mod=0, unicode="", scancode=0))
 
 
 def click(app: App, pos: tuple[int, int]) -> None:
