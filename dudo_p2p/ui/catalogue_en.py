@@ -165,6 +165,7 @@ EN: dict[str, str] = {
     "reveal.kind.pasar": "{caller} doubted {target}'s pass",
     "reveal.kind.picado": "{caller} doubted {target}'s picado",
     "reveal.held": "The table holds {n}",
+    "reveal.held_none": "Not {one} on the table",
     "reveal.loses_one": "{name} loses a die",
     "reveal.loses_many": "{name} loses {n} dice",
     "reveal.gains": "{name} wins a die back",

@@ -168,6 +168,7 @@ ES: dict[str, str] = {
     "reveal.kind.pasar": "{caller} dudó del paso de {target}",
     "reveal.kind.picado": "{caller} dudó del picado de {target}",
     "reveal.held": "En la mesa hay {n}",
+    "reveal.held_none": "En la mesa no hay ni {one}",
     "reveal.loses_one": "{name} pierde un dado",
     "reveal.loses_many": "{name} pierde {n} dados",
     "reveal.gains": "{name} recupera un dado",

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dudo_p2p.rules import (
-    FACE_NAMES,
     Action,
     Bid,
     Calzo,
@@ -99,9 +98,10 @@ def result_lines(tr: Tr, names: Sequence[str], result: RoundResult) -> list[str]
     ]
     if result.kind in ("dudo", "calzo", "matar") and result.bid is not None:
         face = result.bid.face
-        held = (Bid(result.held, face).spoken(lang) if result.held > 0
-                else f"0 {FACE_NAMES[lang][face]}")
-        lines.append(tr("reveal.held", n=held))
+        if result.held > 0:
+            lines.append(tr("reveal.held", n=Bid(result.held, face).spoken(lang)))
+        else:  # "no hay ni un tonto", not "hay 0 tontos"
+            lines.append(tr("reveal.held_none", one=Bid(1, face).spoken(lang)))
     for seat, n in result.losses.items():
         key = "reveal.loses_one" if n == 1 else "reveal.loses_many"
         lines.append(tr(key, name=seat_name(names, seat), n=n))

@@ -7,10 +7,13 @@ from collections.abc import Callable
 import pygame
 
 from dudo_p2p.bots import make_bot
-from dudo_p2p.rules import Dudo
 from dudo_p2p.session import Session
-from dudo_p2p.ui import draw, theme, widgets
+from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.app import App
+from dudo_p2p.ui.drive import click as click  # the window tests' input: ui/drive.py
+from dudo_p2p.ui.drive import click_button as click_button
+from dudo_p2p.ui.drive import play_our_seat as play_our_seat
+from dudo_p2p.ui.drive import press
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.local_tables import local_factory
 from dudo_p2p.ui.request import TableRequest
@@ -19,26 +22,7 @@ from dudo_p2p.ui.waiting import JOIN_ANSWER_S
 
 from .conftest import FakeClock
 
-
-def key(app: App, k: int) -> None:
-    """Press and release key ``k`` through the app's dispatch (a key held from one screen to
-    the next is not pressed again on it: ``ui/held_keys.py``)."""
-    app.dispatch(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0))
-    app.dispatch(pygame.event.Event(pygame.KEYUP, key=k, mod=0, unicode="", scancode=0))
-
-
-def click(app: App, pos: tuple[int, int]) -> None:
-    """Left click at ``pos`` (canvas pixels)."""
-    app.dispatch(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))
-
-
-def click_button(app: App, name: str) -> widgets.Button:
-    """Draw a frame (which lays the buttons out), then click the button called ``name``."""
-    app.frame()
-    button = widgets.find(app.scene.buttons, name)
-    click(app, button.rect.center)
-    return button
-
+key = press  # press and release a key (the tests' name for it)
 
 def bot_tables(request: TableRequest) -> Session:
     """In-process tables with the real bots (the CLI's wiring, without the network)."""
@@ -93,18 +77,6 @@ def play_until(app: App, clock: FakeClock, scene: TableScene,
     raise AssertionError("the table never got there")
 
 
-def play_our_seat(app: App, scene: TableScene) -> None:
-    """One look at the table: dismiss a reveal, or play our turn (doubt when we may, so
-    rounds end fast; else the composer's bid or the first setup choice)."""
-    if scene.model.reveal is not None:
-        key(app, pygame.K_SPACE)
-    elif scene.my_turn and not scene.blocked:
-        if scene.choices():
-            click_button(app, "choice_0")
-        elif scene.offered(Dudo) is not None:
-            key(app, pygame.K_d)
-        else:
-            key(app, pygame.K_RETURN)
 
 
 def gives_up_when_unanswered(app: App, clock: FakeClock) -> None:

@@ -12,7 +12,6 @@ The nodes run on real time, pumped with bounded waits; the apps' clock is moved 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pygame
@@ -28,13 +27,14 @@ from dudo_p2p.session.again import AgainSession
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import draw
 from dudo_p2p.ui.app import App
+from dudo_p2p.ui.drive import run_tables
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.scoreboard import board_of
 from dudo_p2p.ui.table import END_GRACE_S, TableScene
 
 from .conftest import FakeClock
-from .helpers import TextRecorder, click_button, play_our_seat
+from .helpers import TextRecorder, click_button
 from .test_joining import NET
 
 RULES = RuleSet(starting_dice=3)
@@ -52,20 +52,8 @@ def seat(name: str, port: int | None, nodes: list[Node]) -> NodeSession:
 
 
 def run(apps: list[App], clock: FakeClock, until: Callable[[], bool], limit: float) -> None:
-    """Every app in turn: nodes run, frames drawn, our seat played (doubt when we may, so
-    rounds end fast; reveals dismissed) until ``until()``, within ``limit`` s of real time."""
-    end = time.monotonic() + limit
-    while not until():
-        assert time.monotonic() < end, "the table did not get there in time"
-        clock.advance(0.05)
-        for app in apps:
-            scene = app.scene
-            if not isinstance(scene, TableScene):
-                continue
-            scene.session.wait(0.005)
-            app.frame()
-            if isinstance(app.scene, TableScene):
-                play_our_seat(app, app.scene)
+    """Every app in turn until ``until()``, within ``limit`` s of real time (ui/drive.py)."""
+    run_tables(apps, clock.advance, until, limit)
 
 
 def over(app: App) -> bool:

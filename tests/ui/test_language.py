@@ -6,7 +6,8 @@ from __future__ import annotations
 import pygame
 import pytest
 
-from dudo_p2p.rules import Dudo
+from dudo_p2p.rules import Bid, Dudo
+from dudo_p2p.rules.results import RoundResult
 from dudo_p2p.session import PlayerLeft
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import draw, words
@@ -85,3 +86,19 @@ def test_switching_language_mid_game_changes_every_string_on_screen(
     assert "Player" in text and "ran out of time" in text and "Round 3: " in text
     left_in_spanish = [m for m in drawn for w in SPANISH_ONLY if w in m]
     assert not left_in_spanish
+
+
+@pytest.mark.parametrize(("lang", "none", "some"), [
+    ("es", "En la mesa no hay ni un tonto", "En la mesa hay dos tontos"),
+    ("en", "Not one two on the table", "The table holds two twos")])
+def test_a_reveal_with_none_of_the_face_says_none_not_zero(lang: str, none: str,
+                                                           some: str) -> None:
+    tr = Tr(lang)
+
+    def lines(held: int) -> list[str]:
+        result = RoundResult(round_no=1, kind="dudo", caller=1, target=0, bid=Bid(3, 2),
+                             held=held, dice=((3, 4), (5, 6)), losses={0: 1}, gains={},
+                             banked={}, eliminated=(), shots=(), next_opener=0)
+        return words.result_lines(tr, ["Ana", "Beto"], result)
+
+    assert lines(0)[1] == none and lines(2)[1] == some
