@@ -4,9 +4,10 @@
 :func:`chain_hash`/:func:`removal_digest` (how the head moves), :class:`EpochState` (what the
 replica holds about the epoch in progress), the replica's errors :class:`NotYet` and
 :class:`Stale`, and :class:`EpochLog`: what the helpers of the replica
-(:mod:`~dudo_p2p.consensus.withheld`, :mod:`~dudo_p2p.consensus.entry_checks`) may read and
-call on it, so that they need not import it (the replica imports them). The phases and how
-they change are :mod:`~dudo_p2p.consensus.transitions`. Pure values: no I/O, no clock.
+(:mod:`~dudo_p2p.consensus.withheld`, :mod:`~dudo_p2p.consensus.voiding`,
+:mod:`~dudo_p2p.consensus.entry_checks`) may read and call on it, so that they need not
+import it (the replica imports them). The phases and how they change are
+:mod:`~dudo_p2p.consensus.transitions`. Pure values: no I/O, no clock.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from dudo_p2p.consensus import entry_checks, resolution, withheld
+from dudo_p2p.consensus import entry_checks, resolution, voiding, withheld
 from dudo_p2p.consensus.actions_wire import action_from_fields
 from dudo_p2p.consensus.chain import (
     CHAIN_TAG,
@@ -64,7 +64,7 @@ from dudo_p2p.crypto.vss import dealt_at, threshold
 from dudo_p2p.errors import DecodeError, IllegalAction, RemoteProtocolError
 from dudo_p2p.protocol.envelope import Envelope
 from dudo_p2p.protocol.kinds import Act, Commit, KeyShare, Nonce, Reveal
-from dudo_p2p.rules import GameState, Phase, PlayerAction, Remove
+from dudo_p2p.rules import GameState, Phase, PlayerAction
 
 # the values of the log live in chain.py and the phases in transitions.py; re-exported here,
 # where the rest of the code has always found them
@@ -321,71 +321,28 @@ class Replica:
         self.chain.append(item)
         self.head = chain_hash(self.head, item.digest)
 
-    # ---- removals ---------------------------------------------------------------------------
+    # ---- removals (voiding.py) ----------------------------------------------------------------
 
     def remove(self, seat: int, reason: str, epoch: int | None = None) -> None:
         """Take ``seat`` out of the game by a removal of ``epoch`` (default: the current one;
-        the caller checked the votes or the proof). The epoch is voided: the chain goes back
-        to its anchor, one removal item per seat is chained *in seat order*, and a new epoch
-        numbered ``epoch + number of seats removed`` deals again without them.
-
-        A removal of the epoch just voided by other removals (two seats died at once and the
-        votes against them completed in a different order on different peers) joins them, as
-        long as nothing was chained since: the result is the same set of removals, in the
-        same order, with the same next epoch number, whatever the order they were learnt in.
-        Raises IllegalAction if the seat is not in the game, Stale for a removal of an epoch
-        the log has moved past."""
-        ep = self.epoch
-        if epoch is None or epoch == ep.number:
-            if not ep.engine_at_anchor.alive[seat]:
-                raise IllegalAction(f"seat {seat} is not in the game")
-            if ep.reveal_at is not None and ep.phase in AFTER_CALL:
-                withheld.withhold(self, seat, reason)  # after the call: its dice may not matter
-                return
-            self._remove_set(ep, ((seat, reason),))
-            return
-        if ep.voided is None or ep.voided[0].number != epoch or len(self.chain) != ep.anchor_index:
-            raise Stale(f"a removal of epoch {epoch}: the log is at {ep.number}")
-        base, gone = ep.voided
-        if any(s == seat for s, _ in gone):
-            return
-        if not base.engine_at_anchor.alive[seat]:
-            raise IllegalAction(f"seat {seat} is not in the game")
-        self._remove_set(base, (*gone, (seat, reason)))
+        the caller checked the votes or the proof): the epoch is voided, or, after its call,
+        the seat's dice are withheld (:func:`~dudo_p2p.consensus.voiding.remove`). Raises
+        IllegalAction if the seat is not in the game, Stale for a removal of an epoch the
+        log has moved past."""
+        voiding.remove(self, seat, reason, epoch)
 
     def removal_epoch(self, epoch: int) -> EpochState | None:
-        """The state of ``epoch`` if a removal of it may still be applied (it is current, or it
-        was just voided by removals and nothing was chained since), else None."""
-        ep = self.epoch
-        if epoch == ep.number:
-            return ep
-        voided = ep.voided
-        if voided is not None and voided[0].number == epoch and len(self.chain) == ep.anchor_index:
-            return voided[0]
-        return None
+        """The state of ``epoch`` if a removal of it may still be applied
+        (:func:`~dudo_p2p.consensus.voiding.removal_epoch`), else None."""
+        return voiding.removal_epoch(self, epoch)
 
     def remove_set(self, base: EpochState, gone: tuple[tuple[int, str], ...]) -> None:
-        """Void ``base`` by the removals ``gone`` (see :meth:`remove`)."""
-        self._remove_set(base, gone)
+        """Void ``base`` by the removals ``gone`` (:func:`.voiding.remove_set`)."""
+        voiding.remove_set(self, base, gone)
 
     def append(self, item: ChainItem) -> None:
         """Chain ``item`` (the caller checked it belongs here)."""
         self._append(item)
-
-    def _remove_set(self, base: EpochState, gone: tuple[tuple[int, str], ...]) -> None:
-        gone = tuple(sorted(gone))
-        del self.chain[base.anchor_index :]
-        self.head = base.anchor
-        engine = base.engine_at_anchor
-        for seat, reason in gone:
-            engine = engine.apply(Remove(seat))
-            digest = removal_digest(self.seating.game_id, base.number, seat)
-            self._append(ChainItem(base.number, digest, removed_seat=seat, reason=reason))
-        self.engine = engine
-        self.epoch = base
-        self.move(Trigger.VOIDED, base.number + len(gone))
-        if self.epoch is not base:
-            self.epoch.voided = (base, gone)
 
     # ---- replay -------------------------------------------------------------------------------
 
