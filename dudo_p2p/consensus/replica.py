@@ -85,6 +85,9 @@ class Replica:
         self.engine = GameState.new(seating.rules, seating.n)
         self.head = seating.digest
         self.chain: list[ChainItem] = []
+        # heads[i]: the head once chain[i] was chained (an entry on one of them, or on the
+        # genesis, is stale: _check_position)
+        self.heads: list[bytes] = []
         self.epoch = self._new_epoch(0, EpochPhase.COMMIT)
         # reveals a void after a withhold dropped before they were ever chained: a journal
         # must still hold them (after the removal) to replay that decision; the machine
@@ -161,7 +164,7 @@ class Replica:
         if env.round_no > self.epoch.number:
             raise NotYet(f"entry of epoch {env.round_no}, log is at {self.epoch.number}")
         if prev != self.head:
-            if any(item.digest == prev for item in self.chain) or prev == self.seating.digest:
+            if prev in self.heads or prev == self.seating.digest:
                 raise Stale("entry builds on an earlier head")
             raise NotYet("entry builds on a head we do not hold")
 
@@ -320,6 +323,14 @@ class Replica:
     def _append(self, item: ChainItem) -> None:
         self.chain.append(item)
         self.head = chain_hash(self.head, item.digest)
+        self.heads.append(self.head)
+
+    def truncate(self, index: int) -> None:
+        """Drop the chain from ``index`` on (a void goes back to the epoch's anchor, a
+        withhold to where REVEAL began); the head is again the one it had there."""
+        del self.chain[index:]
+        del self.heads[index:]
+        self.head = self.heads[-1] if self.heads else self.seating.digest
 
     # ---- removals (voiding.py) ----------------------------------------------------------------
 

@@ -66,8 +66,7 @@ def removal_epoch(rep: EpochLog, epoch: int) -> EpochState | None:
 def remove_set(rep: EpochLog, base: EpochState, gone: tuple[tuple[int, str], ...]) -> None:
     """Void ``base`` by the removals ``gone`` (see :func:`remove`)."""
     gone = tuple(sorted(gone))
-    del rep.chain[base.anchor_index :]
-    rep.head = base.anchor
+    rep.truncate(base.anchor_index)  # the head is base.anchor again
     engine = base.engine_at_anchor
     for seat, reason in gone:
         engine = engine.apply(Remove(seat))

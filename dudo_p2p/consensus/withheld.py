@@ -61,9 +61,8 @@ def withhold(rep: EpochLog, seat: int, reason: str) -> None:
     ep.reveals_chained = ep.phase is not EpochPhase.REVEAL
     held = dict(ep.reveals) if ep.reveals_chained else dict(ep.pending)
     ep.withheld[seat] = reason
-    index, head, engine = ep.reveal_at
-    del rep.chain[index:]
-    rep.head = head
+    index, _, engine = ep.reveal_at
+    rep.truncate(index)  # the head where REVEAL began
     rep.engine = engine
     rep.move(Trigger.WITHHELD)
     ep.keys, ep.shares, ep.reveals = {}, {}, {}
