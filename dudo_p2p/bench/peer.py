@@ -127,7 +127,8 @@ def play(node: Node, args: argparse.Namespace) -> None:
             if node.settled():
                 break
     finally:
-        say("links", json.dumps(node.links.stats))
+        # frames to spectators counted apart: the bench compares what seats send each other
+        say("links", json.dumps({**node.links.stats, "to_spectators": node.desk.sent}))
         session.close()
         say("done", repr(time.monotonic()), peak_rss_mb(os.getpid()) or 0.0,
             f"{time.process_time() - cpu_seated:.3f}")

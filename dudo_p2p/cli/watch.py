@@ -126,7 +126,7 @@ def watch_to_the_end(
         return Exit.OK, f"log hash {done.head}\nverified"
     return Exit.FAILED, ("watch: timed out before the game ended "
                          f"({0 if done is None else done.items} items verified, "
-                         f"{len(spectator.rotation.serving)} seats serving)")
+                         f"{len(spectator.rotation.enlisted)} seats enlisted at)")
 
 
 def keep_watching(identity: Identity, address: tuple[str, int], table: str,

@@ -1,17 +1,31 @@
 """The seat's side of watching (protocol.md §4.9 "Watching"; overview in
 :mod:`~dudo_p2p.consensus.watching`).
 
-:class:`Desk`: at most :data:`MAX_SPECTATORS` keys, a refusal (``refused``, reason ``full``)
-for the next one, answers to a spectator's sync requests within the per-asker bounds
-catch-up uses (:class:`~dudo_p2p.consensus.sync.SyncPacer`, a pacer of its own: a
-spectator's requests never spend a seat's tokens), and a *push*: every :data:`PUSH_EVERY`
-at most, the log's new items in one signed chunk, the same frame to every spectator that
-asked it lately (so a spectator costs a seat no signature check per move, and nothing on
-the step that carries a bid, :meth:`Desk.push`). It only *reads* the machine's chain and
-removal votes: no consensus state of a seat depends on a spectator, which is never acked,
-voted on, counted as heard or waited for.
+:class:`Desk` keeps what a spectator costs a seat near nothing:
 
-Pure: no I/O, no clock (``now`` is passed in); the node carries out the effects.
+- **the cap**: at most :data:`MAX_SPECTATORS` keys; the next one is refused (``refused``,
+  reason ``full``). Every spectator says ``watch`` to every seat once, so every seat counts
+  the same spectators (a cap per table), but only the seat it joined hands it the genesis
+  and links back at once; a ``watch`` in the game's context (the spectator holds the
+  genesis) costs a seat one signature check and nothing else until that spectator asks it;
+- **answers** to a spectator's ``sync-request``, within the per-asker bounds catch-up uses
+  (:class:`~dudo_p2p.consensus.sync.SyncPacer`, a pacer of its own: a spectator's requests
+  never spend a seat's tokens), from a cache: a caught-up spectator's renewal is answered
+  with the last push's frame as it is (no signature), a chunk with one signed once per
+  place and state of the log for whoever asks it;
+- **pushes** (:meth:`Desk.push`): every :data:`PUSH_EVERY` at most, one signed chunk from
+  where the last push ended, the same bytes to every spectator that asked lately and holds
+  at least that much; after the table's own frames, never on a step that carried them
+  unless a push is overdue, and never waking the seat. An ask the next push will answer (it
+  starts at or before the asked place) is not answered apart;
+- **whom the seat shows disconnected**: an ``away`` frame when that changes, signed once
+  for every spectator asking it (watch_away.py).
+
+It only *reads* the machine's chain and removal votes: no consensus state of a seat depends
+on a spectator, which is never acked, voted on, counted as heard or waited for.
+
+Pure: no I/O, no clock (``now`` is passed in); the node carries out the effects, after the
+table's.
 """
 
 from __future__ import annotations
@@ -23,6 +37,7 @@ from dudo_p2p.consensus.lobby import LOBBY_GAME_ID, Connect, SendTo
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.replica import ChainItem, Seating
 from dudo_p2p.consensus.sync import SyncPacer, sync_chunk
+from dudo_p2p.consensus.watch_away import away_frame
 from dudo_p2p.consensus.watching import IDLE_ASKER, Note
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError, DudoError
@@ -30,16 +45,16 @@ from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import Refusal, SyncReply, SyncRequest, Watch
 from dudo_p2p.protocol.refusals import RefusalReason
 
-MAX_SPECTATORS = 16  # per seat: a table of six serves at most 96 pulls, each bounded
+MAX_SPECTATORS = 16  # per seat, and as every spectator enlists at every seat, per table
 GENESIS_EVERY = 0.25  # a spectator re-sending watch gets the genesis again at most this often
 ANSWERED_KEPT = 4 * MAX_SPECTATORS  # watch senders remembered (for GENESIS_EVERY), at most
-REPLY_CACHE = 8  # replies kept for spectators asking what another just asked
+REPLY_CACHE = 8  # signed replies kept, by place and state of the log (_chunk)
 # a seat pushes the log as it grows to each spectator that asked it within IDLE_ASKER, at
-# most this often, one signed chunk for all of them (a spectator costs a seat no signature
-# check per move, only its renewal ask once a second): see Desk.push
-PUSH_EVERY = 0.25
+# most this often, one signed chunk for all of them: see Desk.push
+PUSH_EVERY = 0.5
 
 DeskEffect = Connect | SendTo | Note
+Genesis = tuple[bytes, tuple[bytes, ...]]  # the genesis frame and every seat's signature
 
 
 class Desk:
@@ -49,6 +64,8 @@ class Desk:
     def __init__(self, identity: Identity, heartbeat: float = 1.0) -> None:
         self.identity = identity
         self.spectators: dict[bytes, int] = {}  # key -> its asker number in the pacer
+        self.addresses: dict[bytes, tuple[str, int]] = {}  # key -> where to link back
+        self.linked: set[bytes] = set()  # spectators we linked back to
         self.pacer = SyncPacer(heartbeat)
         self.answered: dict[bytes, float] = {}  # key -> when we last sent it the genesis
         self.refused = 0  # watch frames refused (the cap)
@@ -56,6 +73,8 @@ class Desk:
         self.asked_at: dict[bytes, float] = {}  # key -> when it last asked us
         # (have, log state) -> (the signed reply, its entry count): see _chunk
         self._replies: dict[tuple[object, ...], tuple[bytes, int]] = {}
+        # the last push: where it started and ended, its frame, and whether it was cut short
+        self._last: tuple[int, int, bytes, bool] | None = None
         self._digests: list[bytes] = []  # the chain's item digests as we last saw it (_track)
         self.next_push = -1e9
         self._quiet_after = -1e9  # no spectator asked us within IDLE_ASKER after this
@@ -63,6 +82,11 @@ class Desk:
         self._memo: tuple[tuple[int, int], float, list[bytes]] | None = None  # _behind's
         self.pushed = 0  # frames pushed (a figure for tests and the bench)
         self.answered_asks = 0  # sync-requests answered (each one signature check)
+        self._away: dict[int, float] = {}  # the seats we last told shown disconnected
+        self._away_frame: bytes | None = None  # that telling (for a spectator that comes)
+        self._away_seq = 0
+        self.signed = 0  # replies signed (pushes and answers; cached ones are not signed again)
+        self.sent = 0  # frames sent to spectators, of every kind (the bench counts them apart)
 
     def caught_up(self, length: int, now: float) -> bool:
         """Every spectator that pulls from us holds the log up to ``length`` (as far as our
@@ -79,7 +103,7 @@ class Desk:
 
     def receive(
         self, frame: bytes, address: str | None, machine: TableMachine | None,
-        genesis: tuple[bytes, tuple[bytes, ...]] | None, now: float,
+        genesis: Genesis | None, now: float,
     ) -> list[DeskEffect]:
         """One ``watch`` or spectator ``sync-request``; ``machine``/``genesis`` None: we are
         not seated yet (the spectator's watch is ignored: it says it again)."""
@@ -90,21 +114,29 @@ class Desk:
             env = open_envelope(frame)
             if isinstance(env.body, Watch):
                 alive = machine.replica.engine.alive
-                return self._watch(env, env.body, address, seating, alive, genesis, now)
-            if isinstance(env.body, SyncRequest) and env.author in self.spectators:
+                out = self._watch(env, env.body, address, seating, alive, genesis, now)
+            elif isinstance(env.body, SyncRequest) and env.author in self.spectators:
                 if env.game_id != seating.game_id or env.seq != 0:
                     raise DecodeError("a spectator's sync-request is for this game, seq 0")
-                return self._answer(env.author, env.body.have, machine, now)
-            raise DecodeError(f"a spectator sends watch or sync-request, not {env.kind}")
+                out = self._answer(env.author, env.body.have, machine, now)
+            else:
+                raise DecodeError(f"a spectator sends watch or sync-request, not {env.kind}")
         except DudoError as exc:
             return [Note("warning", f"spectator frame refused: {exc}")]
+        self.sent += sum(isinstance(effect, SendTo) for effect in out)
+        return out
 
     def _watch(
         self, env: Envelope, body: Watch, address: str | None, seating: Seating,
-        alive: tuple[bool, ...], genesis: tuple[bytes, tuple[bytes, ...]], now: float,
+        alive: tuple[bool, ...], genesis: Genesis, now: float,
     ) -> list[DeskEffect]:
-        if env.game_id != LOBBY_GAME_ID or env.round_no != 0 or env.seq != 0:
-            raise DecodeError("watch travels with a zero game id, round 0 and seq 0")
+        """A ``watch`` in the lobby's context asks for the genesis (sent at once, at most
+        every GENESIS_EVERY per key); in the game's context its author holds the genesis and
+        enlists (for the cap, and to be served if it asks us): nothing is sent."""
+        holds = env.game_id == seating.game_id
+        if (not holds and env.game_id != LOBBY_GAME_ID) or env.round_no != 0 or env.seq != 0:
+            raise DecodeError("watch travels with a zero game id or this game's, round 0 "
+                              "and seq 0")
         key = env.author
         seat = seating.seat_of(key)
         if seat is not None and alive[seat]:
@@ -127,63 +159,106 @@ class Desk:
             reason = RefusalReason.UNKNOWN_TABLE
         elif key not in self.spectators and len(self.spectators) >= MAX_SPECTATORS:
             reason = RefusalReason.FULL
-        out: list[DeskEffect] = [Connect(key, host, body.port)]
         if reason is not None:
             self.refused += 1
             refusal = Refusal(seating.table, key, reason.value)
             sealed = seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, refusal)
-            return [*out, SendTo(key, sealed.to_bytes()),
+            return [Connect(key, host, body.port), SendTo(key, sealed.to_bytes()),
                     Note("info", f"refused a spectator: {reason.value}")]
+        out: list[DeskEffect] = []
+        self.addresses[key] = (host, body.port)
         if key not in self.spectators:
             self.spectators[key] = len(self.spectators) + 1000  # never a seat number
             out.append(Note("info", f"spectator {key[:4].hex()} watches "
                                     f"({len(self.spectators)} of {MAX_SPECTATORS})"))
+        if holds:
+            return out  # linked back only if it asks us (_answer)
         genesis_frame, signatures = genesis
-        out.append(SendTo(key, genesis_frame))
-        out.extend(SendTo(key, s) for s in signatures)
-        return out
+        return [*out, *self._link(key), SendTo(key, genesis_frame),
+                *(SendTo(key, s) for s in signatures)]
+
+    def _link(self, key: bytes) -> list[DeskEffect]:
+        """Link back to spectator ``key`` once (at the address its watch gave)."""
+        if key in self.linked:
+            return []
+        self.linked.add(key)
+        host, port = self.addresses[key]
+        return [Connect(key, host, port)]
 
     def _answer(self, key: bytes, have: int, machine: TableMachine, now: float) -> list[DeskEffect]:
-        """One chunk from ``have`` (an empty one when ``have`` is our length: the spectator is
-        caught up and renews its push), within the catch-up bounds per asker (sync.py);
-        nothing when ``have`` is past our length (its log holds an epoch a removal voided:
-        it asks again from the anchor). The ask also subscribes it to :meth:`push` for
-        IDLE_ASKER seconds."""
+        """One chunk from ``have`` (a caught-up spectator renewing its push: the last push's
+        frame, when it ends at our length, else an empty reply), within the catch-up bounds
+        per asker (sync.py); nothing when ``have`` is past our length (its log holds an
+        epoch a removal voided: it asks again from the anchor). The ask also subscribes it
+        to :meth:`push` for IDLE_ASKER seconds."""
         chain = machine.replica.chain
         self._track(chain)
+        fresh = now - self.asked_at.get(key, -1e9) > IDLE_ASKER  # a new subscriber
         self.asked_at[key] = now
         self._changes += 1
         if have > len(chain) or not self.pacer.may_answer(self.spectators[key], have, now):
             return []
         self.answered_asks += 1
+        out = self._link(key)
+        if fresh and self._away_frame is not None:
+            out.append(SendTo(key, self._away_frame))  # whom we show disconnected
         # never back: an ask crossing a push in flight names less than the push brings, and
         # spectators at one place share one signed push (a voided tail is _track's)
         self.reached[key] = max(self.reached.get(key, 0), have)
         self._quiet_after = max(self._quiet_after, now + IDLE_ASKER)
-        return self._send_chunk(key, have, machine)
+        last = self._last
+        if last is not None and last[1] <= have:  # (_track dropped it if a removal voided it)
+            if have == len(chain) == last[1]:
+                return [*out, SendTo(key, last[2])]  # signed already: sent as it is
+            if have < len(chain) and not last[3]:
+                return out  # the next push starts at or before `have`: it answers this ask
+        return [*out, self._send_chunk(key, have, machine)]
 
     def push(self, machine: TableMachine | None, now: float, busy: bool = False) -> list[SendTo]:
         """The log's new items for every spectator that asked us within IDLE_ASKER and is
-        behind our log, at most every PUSH_EVERY: one chunk from where it is, signed once
-        and the same frame for all at the same place (_chunk). ``busy``: this step carried
-        the table's own frames (a bid on its way): the push waits for a quieter step, up to
-        one more PUSH_EVERY, so it never delays what the seats wait for. The seat's loop
-        does not wake for a push: it goes out on a step the seat takes anyway (a frame, a
-        heartbeat), so spectators add no wake-up to a seat."""
-        if machine is None or now < self.next_push or now > self._quiet_after:
+        behind our log, at most every PUSH_EVERY: one chunk from where the last push ended,
+        signed once, the same bytes for every spectator holding at least that much (one
+        further behind gets a chunk from where it is, cached the same way: _chunk).
+        ``busy``: this step carried the table's own frames (a bid on its way): the push
+        waits for a quieter step, up to one more PUSH_EVERY, so it never delays what the
+        seats wait for. The seat's loop does not wake for a push: it goes out on a step the
+        seat takes anyway (a frame, a heartbeat), so spectators add no wake-up to a seat."""
+        if machine is None or now > self._quiet_after:
+            self._last = None  # nobody to push to: the next ask is answered, not deferred
             return []  # (on every step of the seat's loop: the common case returns here)
+        news = self._news(machine, now) if machine.presence.away != self._away else []
+        if now < self.next_push:
+            return news
         chain = machine.replica.chain
         behind = self._behind(len(chain), now)
         if not behind or (busy and now < self.next_push + PUSH_EVERY):
-            return []
+            return news
         self._track(chain)
         self.next_push = now + PUSH_EVERY
-        out: list[SendTo] = []
-        for key in self._behind(len(chain), now):  # again: _track may have moved some back
-            for effect in self._send_chunk(key, self.reached.get(key, 0), machine):
-                assert isinstance(effect, SendTo)
-                out.append(effect)
+        behind = self._behind(len(chain), now)  # again: _track may have moved some back
+        at = {key: self.reached.get(key, 0) for key in behind}
+        start = self._last[1] if self._last is not None else min(at.values(), default=0)
+        out = [self._send_chunk(key, start if reached >= start else reached, machine)
+               for key, reached in at.items()]
+        if start < len(chain):
+            frame, entries = self._chunk(start, machine)
+            self._last = (start, start + entries, frame, start + entries < len(chain))
         self.pushed += len(out)
+        self.sent += len(out)
+        return [*news, *out]
+
+    def _news(self, machine: TableMachine, now: float) -> list[SendTo]:
+        """Whom our seat shows disconnected changed: an ``away`` frame, signed once, to every
+        spectator asking us lately (and later to each one that starts asking, _answer)."""
+        away = machine.presence.away
+        self._away = dict(away)
+        self._away_seq += 1
+        self._away_frame = away_frame(self.identity, machine.seating,
+                                      machine.replica.epoch.number, self._away_seq, away, now)
+        self.signed += 1
+        out = [SendTo(key, self._away_frame) for key in self.spectators
+               if now - self.asked_at.get(key, -1e9) <= IDLE_ASKER]
+        self.sent += len(out)
         return out
 
     def push_due(self, length: int, now: float) -> float | None:
@@ -219,33 +294,39 @@ class Desk:
             del seen[common:]
             for key, reached in self.reached.items():
                 self.reached[key] = min(reached, common)
+            if self._last is not None and self._last[1] > common:
+                self._last = None  # the next push starts where the spectators are
             self._changes += 1
         seen.extend(item.digest for item in chain[len(seen):])
 
-    def _send_chunk(self, key: bytes, have: int, machine: TableMachine) -> list[DeskEffect]:
+    def _send_chunk(self, key: bytes, have: int, machine: TableMachine) -> SendTo:
         frame, entries = self._chunk(have, machine)
         self.reached[key] = max(self.reached.get(key, 0), have + entries)
         self._changes += 1
-        return [SendTo(key, frame)]
+        return SendTo(key, frame)
+
+    @staticmethod
+    def _state(machine: TableMachine) -> tuple[object, ...]:
+        """What a reply from a place of the log depends on besides that place."""
+        rep = machine.replica
+        return (len(rep.chain), rep.head, rep.epoch.number, len(machine.votes.certificates))
 
     def _chunk(self, have: int, machine: TableMachine) -> tuple[bytes, int]:
         """The signed sync-reply from ``have`` (up to a chunk; none at our length) and its
         entry count. A reply names no asker, so it is the same frame for every spectator at
         the same place of the same log: built and signed once (``_replies``). Acts travel
         without their acks (a spectator checks the entries, not the certificates)."""
-        chain = machine.replica.chain
-        state = (have, len(chain), machine.replica.head, machine.replica.epoch.number,
-                 len(machine.votes.certificates))
+        state = (have, *self._state(machine))
         cached = self._replies.get(state)
         if cached is None:
-            reply = sync_chunk(chain, have, machine.votes.certificates)
+            reply = sync_chunk(machine.replica.chain, have, machine.votes.certificates)
             if reply is None:
                 reply = SyncReply(have, (), False)  # caught up: the renewal's answer
             sealed = seal_envelope(self.identity, machine.seating.game_id,
                                    machine.replica.epoch.number, 0, reply)
+            self.signed += 1
             cached = (sealed.to_bytes(), len(reply.entries))
             if len(self._replies) >= REPLY_CACHE:
                 del self._replies[next(iter(self._replies))]  # the oldest
             self._replies[state] = cached
         return cached
-

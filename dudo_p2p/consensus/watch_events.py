@@ -12,10 +12,15 @@ one verified item changed:
 - the NONCE phase completing into BIDDING: :class:`RoundStarted` (a deal);
 - each round result the item added: :class:`RoundResolved` (after a reveal, a key
   recovery, or a removal after the call that resolved the round as if it had revealed);
-- the phase becoming OVER with a winner: :class:`GameOver`.
+- the phase becoming OVER with a winner: :class:`GameOver`;
+- the turn passing (after an act, a deal, a removal, or a new epoch opening with the
+  opener's choice): :class:`TurnTimer` for the seat to act, its deadline counted, as a seat
+  counts it, from when the move reached us (the genesis' turn timer after the spectator's
+  ``now``: it runs at most a push interval behind the seats').
 
-Events a seat infers from its own clock or links (turn timers, disconnections, table talk,
-``TimerPlayed``) are not in the log, so a spectator is not told them.
+Disconnections are no entries: a seat tells its spectators whom it shows disconnected with
+an ``away`` frame (watch_desk.py, watch_spectator.py). Table talk and ``TimerPlayed`` (a
+seat's own bot playing its timed-out turn) are not told.
 
 Pure: no I/O, no clock; the spectator (watch_spectator.py) calls :func:`item_events` per item.
 """
@@ -46,14 +51,17 @@ class Before:
 
 
 def item_events(before: Before, replica: Replica, item: object,
-                entry: Envelope | None) -> list[ev.Event]:
+                entry: Envelope | None, now: float) -> list[ev.Event]:
     """The events of one item just verified into ``replica`` (``before``: its state before
-    the item; ``entry``: the item's opened envelope, None for a removal), in the order a
-    seat's machine emits them (see the module docstring)."""
+    the item; ``entry``: the item's opened envelope, None for a removal; ``now``: when it
+    reached us, for a turn's deadline), in the order a seat's machine emits them (see the
+    module docstring)."""
     out: list[ev.Event] = []
+    turn = entry is not None and isinstance(entry.body, Act)  # the turn passes
     match item:
         case ["removal", int(), int() as gone, str() as reason, *_]:
             out.append(ev.PlayerLeft(gone, Reason.parse(reason)))
+            turn = True
     if entry is not None and isinstance(entry.body, Act):
         body = entry.body
         author = replica.seating.seat_of(entry.author)
@@ -65,6 +73,12 @@ def item_events(before: Before, replica: Replica, item: object,
         info = engine.palifico_round
         out.append(ev.RoundStarted(replica.epoch.number, engine.to_act, engine.dice_counts,
                                    info.seat if info is not None else None))
+    turn = turn or (replica.phase is not before.phase
+                    and replica.phase in (EpochPhase.SETUP, EpochPhase.BIDDING))
+    if turn and engine.to_act is not None and replica.phase in (EpochPhase.SETUP,
+                                                                 EpochPhase.BIDDING):
+        timer = replica.seating.turn_timer_ms / 1000
+        out.append(ev.TurnTimer(engine.to_act, now + timer if timer > 0 else None))
     out.extend(ev.RoundResolved(r) for r in engine.results[before.results:])
     if (before.phase is not EpochPhase.OVER and replica.phase is EpochPhase.OVER
             and engine.winner is not None):

@@ -22,13 +22,22 @@ from dudo_p2p.consensus.lobby import LOBBY_GAME_ID
 from dudo_p2p.consensus.record import RecordVerifier, RecordViolation
 from dudo_p2p.consensus.replica import EpochPhase, NotYet, Seating, Stale
 from dudo_p2p.consensus.rotation import Rotation
+from dudo_p2p.consensus.watch_away import AwayBoard
 from dudo_p2p.consensus.watch_events import Before, item_events
 from dudo_p2p.consensus.watching import POLL_EVERY, Note
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import DecodeError, DudoError
 from dudo_p2p.protocol.codec import decode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, peek_kind, seal_envelope
-from dudo_p2p.protocol.kinds import Genesis, GenesisSign, Refusal, SyncReply, SyncRequest, Watch
+from dudo_p2p.protocol.kinds import (
+    Away,
+    Genesis,
+    GenesisSign,
+    Refusal,
+    SyncReply,
+    SyncRequest,
+    Watch,
+)
 from dudo_p2p.protocol.refusals import RefusalReason
 
 WATCH_EVERY = 0.2  # the spectator's watch, until it holds the genesis (as a hello)
@@ -57,11 +66,13 @@ def record_item(data: bytes) -> object:
 @dataclass(frozen=True)
 class Outgoing:
     """A frame for a seat: ``to`` its key, or None for the link we joined at; ``poll``: a
-    sync-request (tell :meth:`Spectator.unsent` when it could not be sent)."""
+    sync-request (tell :meth:`Spectator.unsent` when it could not be sent); ``enlist``: a
+    watch enlisting at that seat (tell ``rotation.queued`` when it went out)."""
 
     to: bytes | None
     frame: bytes
     poll: bool
+    enlist: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,16 +112,18 @@ class Spectator:
         # when it happened; the session takes them (take_told)
         self.told: list[tuple[Event, int]] = []
         self.tell_from = 0  # items before this one are verified without being told
+        self.board = AwayBoard()  # the seats shown disconnected, as the seats tell us
 
     # ---- what to send ----------------------------------------------------------------------
 
     def due(self, now: float) -> list[Outgoing]:
         """The frames to send now. Before the genesis: a watch to the seat we joined every
-        WATCH_EVERY. After it: a watch to each seat not serving us yet (rotation.py), and a
-        sync-request to the seat the rotation names: at once after a chunk with more to
+        WATCH_EVERY. After it: an enlisting watch, in the game's context, to each other seat
+        until one is queued (rotation.py), and a sync-request to the seat the rotation names
+        (after such a watch when we just moved to it): at once after a chunk with more to
         come, else every POLL_EVERY (caught up, the seat pushes the log to us meanwhile:
-        the ask only renews that, and its empty answer says the seat is there); an ask left
-        unanswered moves the rotation to the next serving seat."""
+        the ask only renews that); an ask that nothing answered (no reply from where we
+        asked or before it) moves the rotation to the next seat."""
         if self.flagged is not None or self.refused is not None:
             return []
         if self.seating is None:
@@ -122,8 +135,8 @@ class Spectator:
         if not self.finished:
             enlist = self.rotation.enlist(now)
             if enlist:
-                frame = self._watch_frame()
-                out.extend(Outgoing(pub, frame, poll=False) for pub in enlist)
+                frame = self._watch_frame(self.seating.game_id)
+                out.extend(Outgoing(pub, frame, poll=False, enlist=True) for pub in enlist)
         if now < self.next_poll or self.finished:
             return out
         self.next_poll = now + POLL_EVERY
@@ -133,19 +146,24 @@ class Spectator:
             self.rotation.advance()
         if self.empty_polls >= ASK_ANCHOR_AFTER:  # our log may hold an epoch since voided
             self.empty_polls, have = 0, min(have, self._anchor())
+        fresh = self.rotation.take_fresh()
+        if fresh is not None:  # a seat we moved to: enlist there again (it may have restarted)
+            out.append(Outgoing(fresh, self._watch_frame(self.seating.game_id), poll=False))
         self.asked = have
         env = seal_envelope(self.identity, self.seating.game_id, 0, 0, SyncRequest(have))
         return [*out, Outgoing(self.rotation.target(), env.to_bytes(), poll=True)]
 
     def unsent(self, now: float) -> None:
         """The last ask could not be sent (its seat's link is down: the seat left, or the
-        link is still coming up): ask the next serving seat shortly, not a poll later."""
+        link is still coming up): ask the next seat shortly, not a poll later."""
         self.asked = None
         self.rotation.advance()
         self.next_poll = min(self.next_poll, now + UNSENT_RETRY)
 
-    def _watch_frame(self) -> bytes:
-        return seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, self.watch).to_bytes()
+    def _watch_frame(self, game_id: bytes = LOBBY_GAME_ID) -> bytes:
+        """Our watch: in the lobby's context it asks for the genesis; in the game's it says
+        we hold it (the seat only enlists us, watch_desk.py)."""
+        return seal_envelope(self.identity, game_id, 0, 0, self.watch).to_bytes()
 
     def addresses(self) -> list[tuple[bytes, str, int]]:
         """Where each seat's link is, from the genesis: (key, host, port); host "" when the
@@ -173,7 +191,8 @@ class Spectator:
     # ---- what comes back ---------------------------------------------------------------------
 
     def receive(self, frame: bytes, now: float, sender: bytes | None = None) -> list[Note]:
-        """One frame from a seat: the genesis, a signature, a refusal or a sync-reply;
+        """One frame from a seat: the genesis, a signature, a refusal, a sync-reply or an
+        ``away`` (whom the seat shows disconnected: told as a seat is told it);
         ``sender`` is the link's claimed id (the rotation learns who serves us from it).
         Bad frames are refused with a note; an item that does not verify flags the log."""
         if sender is not None:
@@ -191,6 +210,9 @@ class Spectator:
                     if env.author not in self.seating.pubs or env.game_id != self.seating.game_id:
                         raise DecodeError("a sync-reply from someone not seated at this game")
                     return self._reply(body, now)
+                case Away() if self.seating is not None and self.flagged is None:
+                    events = self.board.take(env, self.seating, now)  # watch_away.py
+                    self.told.extend((event, self.moves) for event in events)
             return []
         except DudoError as exc:
             return [Note("warning", f"frame refused: {exc}")]
@@ -222,17 +244,16 @@ class Spectator:
         """An answer to our ask (``start`` is its ``have``) or a push (Desk.push: any other
         reply). A push that does not start at our length is a gap (we ask soon) or, when it
         starts inside what we hold and differs from it, the table voiding what we verified
-        (we ask from its start, and the answer rebuilds); only an answer rebuilds."""
-        solicited = self.asked is not None and reply.start == self.asked
+        (we ask from its start, and the answer rebuilds); only an answer rebuilds. A reply
+        from where we asked or before it, that agrees with what we hold, answers our ask (a
+        seat answers a caught-up ask with its last push as it is, and a push crossing an ask
+        brings what the answer would)."""
+        asked = self.asked
+        solicited = asked is not None and reply.start == asked
         start = reply.start
         if not solicited and start > len(self.items):
             self.next_poll = min(self.next_poll, now + POLL_SOON)  # we missed a push: ask
             return []
-        if solicited:
-            self.asked, self.empty_polls = None, 0
-            # the next chunk at once; once caught up, the renewal a poll later (pushes carry
-            # the log meanwhile)
-            self.next_poll = now if reply.more else now + POLL_EVERY
         incoming = [record_item(d) for d in reply.entries]
         # what we hold from `start` must agree with the reply; a difference is the epoch
         # voided by a removal (the chain went back to its anchor) or a lie: rebuild up to it
@@ -246,9 +267,14 @@ class Spectator:
                 self.next_poll = now
                 return []
             self._rebuild(start + common)
+        if asked is not None and start <= asked:
+            self.asked, self.empty_polls = None, 0
+            # the next chunk at once; once caught up, the renewal a poll later (pushes carry
+            # the log meanwhile)
+            self.next_poll = now if reply.more else now + POLL_EVERY
         for item in incoming[common:]:
             try:
-                self._add(item)
+                self._add(item, now)
             except RecordViolation as exc:
                 # an entry that does not follow ours (NotYet, Stale) may be the table voiding
                 # the epoch: ask again from its anchor once; anything else is a lie at once
@@ -279,7 +305,7 @@ class Spectator:
         told, self.told = self.told, []
         return told
 
-    def _add(self, item: object, *, tell: bool = True) -> None:
+    def _add(self, item: object, now: float, *, tell: bool = True) -> None:
         verifier = self.verifier
         assert verifier is not None
         before = Before.of(verifier.replica)
@@ -292,7 +318,7 @@ class Spectator:
             entry = verifier.open_entry(item) if tell else None
         if tell:
             self.told.extend((event, self.moves)
-                             for event in item_events(before, verifier.replica, item, entry))
+                             for event in item_events(before, verifier.replica, item, entry, now))
 
     def _rebuild(self, upto: int) -> None:
         """Verify ``items[:upto]`` again from the genesis (a removal voided what follows)."""
@@ -301,4 +327,4 @@ class Spectator:
         kept, self.items, self.moves = self.items[:upto], [], 0
         self.verifier = RecordVerifier(self.seating)
         for item in kept:
-            self._add(item, tell=False)  # told already
+            self._add(item, 0.0, tell=False)  # told already

@@ -185,8 +185,9 @@ class NodeLoop:
         if self.discovery is not None and self.discovery.fileno() in ready:
             self._on_beacons(now, batch)
         flood = self.transport.flood.dropped
+        watching: list[Incoming] = []  # spectators' frames: taken after the table's (below)
         for incoming in self.transport.receive(now):
-            self._route(incoming, now, batch)
+            self._route(incoming, now, batch, watching)
         if self.transport.flood.dropped != flood:
             self._flooded(self.transport.flood.dropped - flood)
         up = self.transport.take_up()  # links just up: their heartbeat is due at once
@@ -206,6 +207,8 @@ class NodeLoop:
         self.gathering.looked(now)
         # spectators last, after the table's own frames left, on a step taken anyway (no
         # wake-up of their own: watch_desk.py, Desk.push)
+        for incoming in watching:
+            self._spectator(incoming.frame, incoming.address, now)
         for effect in self.desk.push(self.machine, now, busy=bool(batch)):
             self.other(effect)
         self._update_beacon()  # seats taken, playing: set_beacon sends only what changed
@@ -228,7 +231,8 @@ class NodeLoop:
             due.append(held)
         return min(due)
 
-    def _route(self, incoming: Incoming, now: float, batch: list[AnyEffect]) -> None:
+    def _route(self, incoming: Incoming, now: float, batch: list[AnyEffect],
+               watching: list[Incoming]) -> None:
         sender, frame, address, conn = incoming
         kind = peek_kind(frame)
         if kind is None:
@@ -237,7 +241,7 @@ class NodeLoop:
             log.log(level, "garbage frame of %d bytes from link %s", len(frame), sender[:4].hex())
             return
         if kind in WATCH_KINDS or (kind == "sync-request" and self.desk.is_spectator(sender)):
-            self._spectator(frame, address, now)  # watch_desk.py: never touches the machine
+            watching.append(incoming)  # watch_desk.py: never touches the machine
         elif kind in AGAIN_KINDS:
             refused = self.game.heard_again(frame) if self.game is not None else None
             if refused is not None:

@@ -67,7 +67,10 @@ class Watcher:
         for out in self.spectator.due(now):
             # refused while a link comes up or after its seat left: a watch is sent again,
             # an ask goes to the next seat (rotation.py)
-            if not self.links.send(self.seat if out.to is None else out.to, out.frame) and out.poll:
+            sent = self.links.send(self.seat if out.to is None else out.to, out.frame)
+            if sent and out.enlist and out.to is not None:
+                self.spectator.rotation.queued(out.to)
+            elif not sent and out.poll:
                 self.spectator.unsent(now)
         ready = dict(self.poller.poll(max(1, int(max_wait * 1000))))
         if ready:
@@ -81,8 +84,8 @@ class Watcher:
         rotation = self.spectator.rotation
         target = rotation.target()
         if target != asked and target is not None:
-            log.info("asking seat %s (%d of %d seats serve us; %d items verified)",
-                     target.hex()[:8], len(rotation.serving), len(rotation.pubs),
+            log.info("asking seat %s (%d of %d seats enlisted at; %d items verified)",
+                     target.hex()[:8], len(rotation.enlisted), len(rotation.pubs),
                      len(self.spectator.items))
 
     def _link_seats(self) -> None:

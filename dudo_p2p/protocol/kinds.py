@@ -12,7 +12,7 @@ Kinds in the table log (signed by their author, chained by ``prev``):
 ``result-sign``.
 Kinds that travel but are not log entries: ``hello``, ``welcome``, ``refused``, ``leave``,
 ``watch``, ``ack``, ``vote``, ``proof``, ``bad-deal``, ``heartbeat``, ``sync-request``,
-``sync-reply``, ``bye``, ``talk``, ``again``.
+``sync-reply``, ``away``, ``bye``, ``talk``, ``again``.
 """
 
 from __future__ import annotations
@@ -302,6 +302,20 @@ class SyncReply(Message):
     start: Annotated[int, Range(0, 1_000_000)]
     entries: Annotated[tuple[Annotated[bytes, MaxLen(8192)], ...], MaxLen(SYNC_CHUNK)]
     more: bool
+
+
+@message("away")
+@dataclass(frozen=True)
+class Away(Message):
+    """A seat tells the spectators it serves whom it shows disconnected (protocol.md §4.9
+    "Watching"): ``seats`` in ascending order, beside each in ``left_ms`` the milliseconds
+    of its reconnect grace left when sent; empty when every seat is connected again. Not a
+    log entry (the sender's own view, from its clock and links): envelope ``round_no`` =
+    the epoch, ``seq`` = the sender's away counter (higher than its last, so a replay is
+    refused)."""
+
+    seats: Annotated[tuple[Annotated[int, Range(0, MAX_SEATS - 1)], ...], MaxLen(MAX_SEATS)]
+    left_ms: Annotated[tuple[Annotated[int, Range(0, 2**31 - 1)], ...], MaxLen(MAX_SEATS)]
 
 
 @message("talk")

@@ -12,9 +12,11 @@ seat, with these differences:
 - ``poll_events()`` says ``GameStarted`` once seated, then what a seat is told of the same
   entries, each once it is verified (consensus/watch_events.py): ``ActionTaken``,
   ``RoundStarted``, ``RoundResolved`` followed by ``Notice("watch.verified", (N,))`` at move N
-  ("verified to move N"), ``PlayerLeft``, ``GameOver``; and
-  ``Notice("watch.not_verified", (why,))`` once if an item does not verify (nothing after it
-  is shown). Turn timers, disconnections and table talk are not in the log: not told.
+  ("verified to move N"), ``PlayerLeft``, ``GameOver``, ``TurnTimer`` (whose turn, its
+  deadline counted from when the move reached us); ``SeatDisconnected`` and
+  ``SeatReconnected`` as the seat serving us shows them (its ``away`` frames, not in the log:
+  consensus/watch_away.py); and ``Notice("watch.not_verified", (why,))`` once if an item does
+  not verify (nothing after it is shown). Table talk is not told.
 - ``started`` is ``ready``: a window shows "waiting for the table" until then.
 """
 

@@ -20,6 +20,9 @@ from dudo_p2p.consensus.events import (
     PlayerLeft,
     RoundResolved,
     RoundStarted,
+    SeatDisconnected,
+    SeatReconnected,
+    TurnTimer,
 )
 from dudo_p2p.consensus.lobby import SendTo
 from dudo_p2p.consensus.watch_desk import MAX_SPECTATORS, Desk
@@ -373,16 +376,28 @@ def test_a_spectator_is_told_every_move_deal_reveal_and_end_a_seat_is_told() -> 
         if isinstance(event, RoundStarted):
             first = next(e for e in told[at:] if isinstance(e, ActionTaken))
             assert event.opener == first.action.seat  # type: ignore[union-attr]
+    turns = [e for e in told if isinstance(e, TurnTimer)]
     for seat in range(3):
         theirs = [_no_opener(e) for e in _told(net.events[seat])]
         # the same events as every seat, in the same rounds. Two differences, the seats'
         # (seen with this seed): a seat may be told a call before the bid it answers (the
         # call's certificate completed first), and a deal's opener after the opening bid
         # was chained in the same step; the log's order is the record's, above
-        assert Counter(map(repr, map(_no_opener, told))) == Counter(map(repr, theirs))
+        assert Counter(map(repr, map(_no_opener, _told(told)))) == Counter(map(repr, theirs))
         rounds = (RoundStarted, RoundResolved, GameOver)
         assert ([_no_opener(e) for e in told if isinstance(e, rounds)]
                 == [e for e in theirs if isinstance(e, rounds)])
+        # every turn a seat was told, the spectator was told (no turn timer here: None)
+        assert not Counter(e for e in net.events[seat] if isinstance(e, TurnTimer)) - Counter(turns)
+    # whose turn it is, turn by turn, exactly as the seats told in the log's order are told
+    # it (seat 2, told a call before the bid it answers, misses the bidder's next turn)
+    told_in_order = [s for s in range(3)
+                     if [e for e in net.events[s] if isinstance(e, TurnTimer)] == turns]
+    assert told_in_order == [0, 1]
+    # each deal is followed by the turn of the seat that opens it
+    for at, event in enumerate(told[:-1]):
+        if isinstance(event, RoundStarted):
+            assert told[at + 1] == TurnTimer(event.opener, None)  # type: ignore[arg-type]
     assert sum(isinstance(e, ActionTaken) for e in told) == spec.moves > 0
     assert sum(isinstance(e, RoundStarted) for e in told) == len(
         net.machines[0].replica.engine.results)
@@ -489,3 +504,53 @@ def test_a_flood_of_fresh_keys_does_not_grow_a_seats_memory() -> None:
     assert len(desk.answered) <= watch_desk.ANSWERED_KEPT
     assert all(key in desk.answered for key in desk.spectators)
     assert sorted(desk.spectators.values()) == list(range(1000, 1000 + MAX_SPECTATORS))
+
+
+def test_a_spectator_is_told_turn_timers_and_whom_its_seat_shows_disconnected() -> None:
+    # neither is in the log: the turn's deadline is counted from when the move reached the
+    # spectator (a push interval behind the seat at most), disconnections come from the seat
+    # serving it (an `away` frame, watch_away.py), as the seat's own screen shows them
+    net = FakeNet(3, THREE_DICE, seed=11, timer_ms=30_000, grace_ms=20_000)
+    desk = Desk(net.ids[0])
+    (identity,) = identities(1, seed=907)
+    spec = Spectator(identity, "", "127.0.0.1", 5000)
+    told: list[tuple[float, object]] = []
+
+    def watch_until(done: Callable[[], bool], seconds: float) -> None:
+        limit = net.now + seconds
+        while not done():
+            net.run_until(lambda t=net.now + 0.1: net.now >= t)
+            exchange(net, desk, spec)
+            told.extend((net.now, event) for event, _ in spec.take_told())
+            assert net.now < limit, "not told within the bound"
+
+    def caught_up() -> bool:
+        return spec.asked is None and len(spec.items) == len(net.machines[0].replica.chain)
+
+    watch_until(lambda: spec.moves >= 12 and caught_up(), 120)
+    seat_turns = [e for e in net.events[0] if isinstance(e, TurnTimer)]
+    turns = [(at, e) for at, e in told if isinstance(e, TurnTimer)]
+    assert len(turns) >= 12  # a turn after each move but a call, and after each deal
+    assert [e.seat for _, e in turns] == [e.seat for e in seat_turns][:len(turns)]
+    for (at, mine), theirs in list(zip(turns, seat_turns, strict=False))[-5:]:
+        # told when the push brought the move: its deadline is 30 s after that, and at most a
+        # push interval (and the test's 0.1 s exchange) after the seat's own deadline
+        assert mine.deadline is not None and theirs.deadline is not None
+        assert mine.deadline == pytest.approx(at + 30.0)
+        assert 0 <= mine.deadline - theirs.deadline <= watch_desk.PUSH_EVERY + 0.2
+    net.crash(2)
+    watch_until(lambda: any(isinstance(e, SeatDisconnected) for _, e in told), 30)
+    (away,) = [e for e in net.events[0] if isinstance(e, SeatDisconnected)]
+    ((at, shown),) = [(at, e) for at, e in told if isinstance(e, SeatDisconnected)]
+    assert shown.seat == away.seat == 2
+    assert shown.until == pytest.approx(away.until, abs=0.2)  # the seat's grace, our clock
+    copied = desk._away_frame  # what an eavesdropper could keep and replay later
+    assert copied is not None
+    net.restart(2)
+    watch_until(lambda: any(isinstance(e, SeatReconnected) for _, e in told), 30)
+    assert [e for _, e in told if isinstance(e, SeatReconnected)] == [SeatReconnected(2)]
+    assert any(isinstance(e, SeatReconnected) for e in net.events[0])
+    # the copy replayed now is refused (its counter is not above the last): nobody away
+    assert spec.receive(copied, net.now, net.ids[0].public_key) == []
+    assert spec.take_told() == [] and spec.board.away == {}
+
