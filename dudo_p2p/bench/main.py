@@ -131,19 +131,20 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         Figure("bids_measured", "bids"),
         Figure("peer_cpu_ms_per_action", "ms")),
         _consensus, needs=("rtt",)),
-    Measurement("spectators", "bid -> agreed by all, 6 peers, without and with 4 `dudo-p2p "
-                "watch` spectators (nice 19) joining the host, alternating 3 times: "
-                "medians, and each run", (
-        Figure("bid_final_ms_p50_nospec", "ms"), Figure("bid_final_ms_p99_nospec", "ms"),
-        Figure("bid_final_ms_p50_4spec", "ms"), Figure("bid_final_ms_p99_4spec", "ms"),
-        Figure("host_cpu_ms_per_action_nospec", "ms"),
-        Figure("host_cpu_ms_per_action_4spec", "ms"),
-        Figure("peer_cpu_ms_per_action_nospec", "ms"),
-        Figure("peer_cpu_ms_per_action_4spec", "ms"),
-        Figure("seat_frames_per_action_nospec", "frames"),
-        Figure("seat_frames_per_action_4spec", "frames"),
+    Measurement("spectators", "the consensus figures without and with 4 `dudo-p2p watch` "
+                "spectators (nice 19) joining the host, 6 peers, 100 bids a run, alternating "
+                "5 times: medians without, with, and the median of the pairs' differences "
+                "(_delta)", (
+        *(Figure(f"{key}_{side}", unit)
+          for key, unit in (("bid_final_ms_p50", "ms"), ("bid_final_ms_p99", "ms"),
+                            ("peer_cpu_ms_per_action", "ms"),
+                            ("host_cpu_ms_per_action", "ms"),
+                            ("others_cpu_ms_per_action", "ms"),
+                            ("seat_frames_per_action", "frames"),
+                            ("spectator_frames_per_action", "frames"))
+          for side in ("nospec", "4spec", "delta")),
         Figure("bid_final_ms_p50_runs", "ms"), Figure("peer_cpu_ms_per_action_runs", "ms"),
-        Figure("spectator_moves_min", "moves")),
+        Figure("spectator_moves_min", "moves"), Figure("spectator_load", "load")),
         _spectators),
     Measurement("game", "whole 6-peer easy-bot game, `dudo-p2p sim`", (
         Figure("game_seconds_6p", "s", Target(5)), Figure("game_rounds_6p", "rounds"),

@@ -17,6 +17,7 @@ Stamps come from the peers' ``time.monotonic()``, one clock for all processes on
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -238,57 +239,92 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
     if spectators and min(table.watched, default=0) == 0:
         raise ChildFailed(f"a spectator verified no move: {table.watched}")
     host_cpu = table.logs[0].cpu_s
-    sent = [log.links["sent"] for log in table.logs if "sent" in log.links]
+    others = [log.cpu_s for log in table.logs[1:] if log.cpu_s is not None]
+    # what a seat sends the other seats, and apart what it sends its spectators
+    # (links.to_spectators: the desk's count, watch_desk.py)
+    sent = [log.links["sent"] - log.links.get("to_spectators", 0)
+            for log in table.logs if "sent" in log.links]
+    told = [log.links.get("to_spectators", 0) for log in table.logs if "sent" in log.links]
     return {"bid_final_ms_p50": p50, "bid_final_ms_p99": percentile(latencies, 99),
             "seat_frames_per_action": sum(sent) / len(sent) / actions
             if sent and actions else None,
+            "spectator_frames_per_action": sum(told) / len(told) / actions
+            if told and actions else None,
             "host_cpu_ms_per_action": host_cpu / actions * 1000
             if host_cpu is not None and actions else None,
+            "others_cpu_ms_per_action": sum(others) / len(others) / actions * 1000
+            if others and actions else None,
             "spectator_moves_min": float(min(table.watched)) if spectators else None,
             "consensus_ratio": _ratio(p50, rtt_us), "bids_measured": float(len(latencies)),
             "peer_cpu_ms_per_action": sum(cpu) / len(cpu) / actions * 1000
             if cpu and actions else None}
 
 
-def with_spectators(quick: bool, count: int = 4) -> dict[str, Value]:
-    """The consensus figure without and with ``count`` spectators attached, alternating
-    (without, with, ... ``runs`` times each: 3, once with ``quick``), the spectators niced
-    (SPECTATOR_NICE). Per side, the medians of the runs' figures: bid latency p50/p99, a
-    seat's CPU per action (the host, and the mean of all six: what the seats spend on
-    their spectators) and the frames a seat sends per action; ``..._runs`` keeps every
-    run's figure (``nospec_1``, ``4spec_1``, ...): their spread is the noise to read the
-    difference against."""
+# the figures with_spectators compares, without and with spectators
+COMPARED = ("bid_final_ms_p50", "bid_final_ms_p99", "peer_cpu_ms_per_action",
+            "host_cpu_ms_per_action", "others_cpu_ms_per_action", "seat_frames_per_action",
+            "spectator_frames_per_action")
+SPECTATOR_RUNS = 5  # alternations (without, with) in a full run
+
+
+def with_spectators(quick: bool, count: int = 4,
+                    say: Callable[[str], None] | None = None) -> dict[str, Value]:
+    """The consensus figures without and with ``count`` spectators attached, alternating
+    (without, with, ... SPECTATOR_RUNS times each, once with ``quick``), the spectators
+    niced (SPECTATOR_NICE). For each figure of COMPARED: the median of the runs without
+    (``..._nospec``) and with (``..._4spec``), and ``..._delta``, the median of the
+    alternations' differences (with minus without, each pair run back to back: robust to
+    a load that drifts over the runs). The figures: bid latency p50/p99; CPU per action of
+    a seat (the mean of all six), of the host (which the spectators joined: it serves
+    them) and of the five others; the frames a seat sends the other seats per action, and
+    apart those it sends spectators. ``..._runs`` keeps each run's p50 and seat CPU
+    (``nospec_1``, ``4spec_1``, ...): their spread is the noise to read the deltas
+    against; ``spectator_load`` the load average before and after. ``say`` gets a line per
+    alternation (default: stderr)."""
+    tell = say or (lambda text: print(text, file=sys.stderr, flush=True))
     want = 30 if quick else 100
-    runs = 1 if quick else 3
-    sides: dict[int, list[dict[str, Value]]] = {0: [], count: []}
-    for _ in range(runs):
-        for watching in (0, count):
-            sides[watching].append(measure_bids(6, want, None, timeout=90.0,
-                                                spectators=watching))
+    runs = 1 if quick else SPECTATOR_RUNS
+    pairs: list[tuple[dict[str, Value], dict[str, Value]]] = []
+    load = os.getloadavg()[0]
+    for run in range(runs):
+        pair = (measure_bids(6, want, None, timeout=90.0),
+                measure_bids(6, want, None, timeout=90.0, spectators=count))
+        pairs.append(pair)
+        tell(f"bench: spectators: run {run + 1} of {runs} (load {os.getloadavg()[0]:.1f}): "
+             + "; ".join(f"{name} {_pair_text(pair, key)}" for key, name in (
+                 ("bid_final_ms_p50", "p50 ms"), ("peer_cpu_ms_per_action", "seat CPU ms"),
+                 ("host_cpu_ms_per_action", "host CPU ms"),
+                 ("seat_frames_per_action", "frames to seats"),
+                 ("spectator_frames_per_action", "to spectators"))))
 
-    def median(key: str, watching: int) -> float | None:
-        values = [v for r in sides[watching] if isinstance(v := r[key], float)]
-        return statistics.median(values) if values else None
-
-    def each(key: str) -> dict[str, float]:
-        return {f"{'nospec' if watching == 0 else f'{count}spec'}_{i + 1}": v
-                for watching in (0, count) for i, r in enumerate(sides[watching])
-                if isinstance(v := r[key], float)}
+    def floats(side: int, key: str) -> list[float]:
+        return [v for pair in pairs if isinstance(v := pair[side][key], float)]
 
     out: dict[str, Value] = {}
-    for key, name in (("bid_final_ms_p50", "bid_final_ms_p50"),
-                      ("bid_final_ms_p99", "bid_final_ms_p99"),
-                      ("host_cpu_ms_per_action", "host_cpu_ms_per_action"),
-                      ("peer_cpu_ms_per_action", "peer_cpu_ms_per_action"),
-                      ("seat_frames_per_action", "seat_frames_per_action")):
-        out[f"{name}_nospec"] = median(key, 0)
-        out[f"{name}_{count}spec"] = median(key, count)
-    out["bid_final_ms_p50_runs"] = each("bid_final_ms_p50")
-    out["peer_cpu_ms_per_action_runs"] = each("peer_cpu_ms_per_action")
-    out["spectator_moves_min"] = min((r["spectator_moves_min"] for r in sides[count]
-                                      if isinstance(r["spectator_moves_min"], float)),
+    for key in COMPARED:
+        without, with_ = floats(0, key), floats(1, key)
+        out[f"{key}_nospec"] = statistics.median(without) if without else None
+        out[f"{key}_{count}spec"] = statistics.median(with_) if with_ else None
+        deltas = [b - a for a, b in ((p[0][key], p[1][key]) for p in pairs)
+                  if isinstance(a, float) and isinstance(b, float)]
+        out[f"{key}_delta"] = statistics.median(deltas) if deltas else None
+    for key in ("bid_final_ms_p50", "peer_cpu_ms_per_action"):
+        out[f"{key}_runs"] = {f"{side}_{i + 1}": v
+                              for s, side in enumerate(("nospec", f"{count}spec"))
+                              for i, pair in enumerate(pairs)
+                              if isinstance(v := pair[s][key], float)}
+    out["spectator_moves_min"] = min((v for pair in pairs
+                                      if isinstance(v := pair[1]["spectator_moves_min"], float)),
                                      default=None)
+    out["spectator_load"] = {"start": load, "end": os.getloadavg()[0]}
     return out
+
+
+def _pair_text(pair: tuple[dict[str, Value], dict[str, Value]], key: str) -> str:
+    a, b = pair[0][key], pair[1][key]
+    if isinstance(a, float) and isinstance(b, float):
+        return f"{a:.3g} -> {b:.3g} ({b - a:+.2g})"
+    return "-"
 
 
 def dead_peer(quick: bool) -> dict[str, Value]:

@@ -102,7 +102,7 @@ def watch_to_the_end(
     try:
         deadline = session.watcher.clock() + timeout
         while not stop.requested and session.watcher.clock() < deadline:
-            session.wait(0.05)
+            session.wait(0.25)  # or less: the watcher wakes for a frame or what falls due
             session.poll_events()
             done = session.verified
             if done is not None and done.items != items and session.ready:

@@ -13,6 +13,7 @@ Pure: no I/O, no clock (``now`` is passed in); ``node/watcher.py`` owns the sock
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from dudo_p2p.consensus.act_certs import agreed_item
@@ -152,6 +153,17 @@ class Spectator:
         self.asked = have
         env = seal_envelope(self.identity, self.seating.game_id, 0, 0, SyncRequest(have))
         return [*out, Outgoing(self.rotation.target(), env.to_bytes(), poll=True)]
+
+    def next_due(self) -> float:
+        """When :meth:`due` may next have a frame to send (its caller sleeps until then, or
+        until a frame comes)."""
+        if self.flagged is not None or self.refused is not None:
+            return math.inf
+        if self.seating is None:
+            return self.next_watch
+        rot = self.rotation
+        enlist = rot.next_enlist if len(rot.enlisted) < len(rot.pubs) else math.inf
+        return min(enlist, math.inf if self.finished else self.next_poll)
 
     def unsent(self, now: float) -> None:
         """The last ask could not be sent (its seat's link is down: the seat left, or the

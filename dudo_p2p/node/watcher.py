@@ -59,7 +59,8 @@ class Watcher:
         self.closed = False
 
     def step(self, max_wait: float) -> None:
-        """Send what is due, wait up to ``max_wait`` s for frames, take them."""
+        """Send what is due, wait up to ``max_wait`` s (less when something falls due
+        sooner) for frames, take them."""
         now = self.clock()
         if self.spectator.seating is not None and not self.linked:
             self._link_seats()
@@ -72,7 +73,8 @@ class Watcher:
                 self.spectator.rotation.queued(out.to)
             elif not sent and out.poll:
                 self.spectator.unsent(now)
-        ready = dict(self.poller.poll(max(1, int(max_wait * 1000))))
+        wait = min(max_wait, self.spectator.next_due() - now)
+        ready = dict(self.poller.poll(max(1, int(wait * 1000))))
         if ready:
             now = self.clock()
             for incoming in self.links.recv_incoming():

@@ -10,9 +10,7 @@ Bounded waits, conditions, no sleeps."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-
-import pytest
+from collections.abc import Callable
 
 from dudo_p2p.consensus.watch_desk import MAX_SPECTATORS
 from dudo_p2p.crypto.identity import Identity
@@ -24,17 +22,6 @@ from dudo_p2p.rules import RuleSet
 
 LOOPBACK = "127.0.0.1"
 BOUND_S = 60.0  # generous: 19 sockets' worth of Python on a loaded 2-core machine
-
-
-@pytest.fixture
-def running() -> Iterator[tuple[list[Node], list[Watcher]]]:
-    nodes: list[Node] = []
-    watchers: list[Watcher] = []
-    yield nodes, watchers
-    for watcher in watchers:
-        watcher.close()
-    for node in nodes:
-        node.close()
 
 
 def test_the_seventeenth_spectator_is_refused_full_at_a_seat_the_sixteen_never_dialled(
