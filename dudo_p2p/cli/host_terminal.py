@@ -143,6 +143,8 @@ def say_gathering(session: AgainSession, said: str) -> str:
     if state.names:
         line = (f"next game at table {state.code}: {len(state.names)}/{state.seats} seated "
                 f"({', '.join(names.shown(n) for n in state.names)})")
+        if state.waiting_for:
+            line += f"; waiting for {names.shown(state.waiting_for)}"
         if state.hosting and len(state.names) >= 2:
             line += "; s: start now with those here"
     else:

@@ -155,12 +155,15 @@ class AgainSession:
 
     def gathering(self) -> Gathering | None:
         """The waiting room (:class:`~dudo_p2p.session.api.Gatherer`): the next table's
-        while we sit at one, else whom we wait for; None once the next game plays."""
+        while we sit at one (ours: with ``waiting_for`` naming those not back yet), else
+        whom we wait for; None once the next game plays."""
         self._advance()
         seating = self.after.seating
         if self.current is not None:
             state = self.current.gathering()
-            if state is None or state.hosting or state.refused:
+            if state is not None and state.hosting:  # our table: whom it still waits for
+                return replace(state, waiting_for=", ".join(self._not_back()))
+            if state is None or state.refused:
                 return state
             # a table the opener named to everyone: never "nobody answered", keep trying
             return replace(state, answered=True, code=state.code or seating.table)
@@ -170,6 +173,18 @@ class AgainSession:
             waiting_for=seating.names[opener] if opener is not None else "",
             no_next_game=self.no_next_game,
         )
+
+    def _not_back(self) -> list[str]:
+        """The names of the won game's seats we opened the next table for that may still
+        come and have not sat down yet (the host's waiting room says them)."""
+        if self.current is None or self.old is None:
+            return []
+        lobby = self.current.node.lobby
+        seated = {p.pub for p in lobby.players} if isinstance(lobby, HostLobby) else set()
+        seating = self.after.seating
+        return [seating.names[s] for s in sorted(self.after.coming(self._away(),
+                                                                    self.after_clock()))
+                if seating.pubs[s] not in seated]
 
     def start_now(self, bots: bool = False) -> None:
         """The next table's waiting room (:class:`~dudo_p2p.session.api.Gatherer`), when we

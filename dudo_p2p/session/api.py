@@ -67,7 +67,8 @@ class Gathering:
     ``turn_timer_s``: the table's rule set (None: not known yet, or rules this version
     cannot read) and turn timer in seconds (0: none), as the host says. One more
     game (:mod:`~dudo_p2p.session.again`): ``waiting_for`` names the player whose answer or
-    table we wait for ("" when none); ``no_next_game``: nobody is left to open the next
+    table we wait for, or (hosting the next table) the players not back yet, comma-separated
+    ("" when none); ``no_next_game``: nobody is left to open the next
     table.
     """
 

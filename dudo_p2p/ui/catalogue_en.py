@@ -291,6 +291,7 @@ EN: dict[str, str] = {
     "join.code_other_host": "The table {code} in sight belongs to another host ({seen}), not "
                             "{fp}: check the fingerprint",
     "refused.removed": "the host removed you from the table",
+    "wait.not_back": "Waiting for {names}",
     "wait.removed": "The host removed you from table {code}.",
     "wait.closed": "The host closed table {code}.",
     "wait.gone": "The host of table {code} left or stopped answering.",

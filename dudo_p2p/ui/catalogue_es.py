@@ -294,6 +294,7 @@ ES: dict[str, str] = {
     "join.code_other_host": "La mesa {code} que se ve es de otro anfitrión ({seen}), no de "
                             "{fp}: comprueba la huella",
     "refused.removed": "el anfitrión te quitó de la mesa",
+    "wait.not_back": "Esperando a {names}",
     "wait.removed": "El anfitrión te quitó de la mesa {code}.",
     "wait.closed": "El anfitrión cerró la mesa {code}.",
     "wait.gone": "El anfitrión de la mesa {code} se fue o dejó de contestar.",

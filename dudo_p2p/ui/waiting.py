@@ -139,6 +139,10 @@ def draw_waiting(scene: TableCore, surface: pygame.Surface) -> None:
         draw.text(surface, where, (640, 240), 26, anchor="center", max_width=1200)
         _table_line(scene, surface, state, 280)
         _seats(scene, surface, state, 320)
+        if state.waiting_for:  # one more game: those not back yet, on the next free row
+            draw.text(surface, tr("wait.not_back", names=state.waiting_for),
+                      (640, 370 + 38 * len(state.names)), 24, theme.MUTED, anchor="center",
+                      max_width=600)
         _host_controls(scene, surface, state, 320)
     elif state is not None and state.waiting_for and not state.names:  # one more game
         draw.text(surface, tr("again.waiting", name=state.waiting_for), (640, 360), 36,

@@ -118,11 +118,15 @@ def test_one_more_game_seats_the_same_friends_and_counts_the_evening(
     assert isinstance(beto, TableScene) and isinstance(beto.session, AgainSession)
     run(everyone, clock, lambda: True, 1)
     assert "Otra partida: esperando a que Ana abra la mesa..." in recorder.frame(apps["Beto"])
-    click_button(apps["Cris"], "play_again")
-    click_button(apps["Ana"], "play_again")
+    click_button(apps["Ana"], "play_again")  # before Cris answers: her room waits for him
     assert isinstance(apps["Ana"].scene.session, AgainSession)
     shown = recorder.frame(apps["Ana"])
     assert "Tu mesa" in shown and "La noche: 1 partida" in shown  # the waiting room too
+    assert "Esperando a Cris" in shown or "Esperando a Beto, Cris" in shown, shown
+    # Beto sits down at once (he said yes first); the room still waits for Cris
+    run(everyone, clock, lambda: {"Asientos 2/3", "Esperando a Cris"} <= set(
+        recorder.frame(apps["Ana"])), 10)
+    click_button(apps["Cris"], "play_again")
     run(everyone, clock, lambda: all(playing(a) for a in everyone), 30)
     assert {prev_of(a) for a in everyone} == {first}  # game 2 names game 1
     assert all(a.scene.view.state.n_seats == 3 for a in everyone)  # type: ignore[union-attr]
