@@ -24,7 +24,7 @@ from dudo_p2p.consensus.record import verify_record
 pytestmark = pytest.mark.e2e
 
 START_S = 60.0  # processes starting and seating, at load
-DUDO = re.compile(r"^\s+(\d+): Dudo\(", re.MULTILINE)
+DUDO = re.compile(r"^\s+(\d+): dudo!$", re.MULTILINE)
 PROMPT = "\n> "
 
 
@@ -84,7 +84,7 @@ def play_from_the_terminal(host: TerminalHost, again: list[str], timeout: float)
                 said.append(again[len(said)] if len(said) < len(again) else "n")
                 host.type(said[-1])
             else:
-                dudo = DUDO.findall(block.rsplit("your dice", 1)[-1])
+                dudo = DUDO.findall(block.rsplit("your dice:", 1)[-1])
                 host.type(dudo[0] if dudo else "0")
         answered = len(blocks)
         host.wait_output(len(text), 1.0)
@@ -119,6 +119,7 @@ def test_the_terminal_host_offers_one_more_game_with_the_same_table(
     assert host.summary()["log_hash"] == records[-1].log_hash
     text = host.text()
     assert text.count(AGAIN_QUESTION) == games, text[-3000:]
+    assert "your dice: " in text and ": bid " in text and ": dudo!" in text  # in words
     if games == 2:
         first, second = records
         assert second.prev == first.log_hash and set(second.pubs) == set(first.pubs)
