@@ -25,7 +25,7 @@ from dudo_p2p.consensus.replica import EpochPhase, NotYet, Seating, Stale
 from dudo_p2p.consensus.rotation import Rotation
 from dudo_p2p.consensus.watch_away import AwayBoard
 from dudo_p2p.consensus.watch_events import Before, item_events
-from dudo_p2p.consensus.watching import POLL_EVERY, Note
+from dudo_p2p.consensus.watching import POLL_EVERY, RENEW_EVERY, Note
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import DecodeError, DudoError
 from dudo_p2p.protocol.codec import decode
@@ -104,6 +104,7 @@ class Spectator:
         self.refused: RefusalReason | None = None
         self.next_watch = -1e9
         self.next_poll = -1e9
+        self.last_ask = -1e9  # when we last asked
         self.asked: int | None = None  # the `have` of our open request
         self.retried_from: int | None = None  # asked again from the anchor after a misfit
         self.empty_polls = 0
@@ -141,6 +142,7 @@ class Spectator:
         if now < self.next_poll or self.finished:
             return out
         self.next_poll = now + POLL_EVERY
+        self.last_ask = now
         have = len(self.items) if self.retried_from is None else self.retried_from
         if self.asked is not None:  # the last ask brought nothing: the next seat's turn
             self.empty_polls += 1
@@ -284,6 +286,12 @@ class Spectator:
             # the next chunk at once; once caught up, the renewal a poll later (pushes carry
             # the log meanwhile)
             self.next_poll = now if reply.more else now + POLL_EVERY
+        elif asked is None and incoming and not reply.more:
+            # a push: the seat is there, so the renewal may wait up to RENEW_EVERY after our
+            # last ask (a seat checks half as many asks while the game moves); a POLL_EVERY
+            # without a push and we ask as before
+            self.next_poll = max(self.next_poll, min(now + POLL_EVERY,
+                                                     self.last_ask + RENEW_EVERY))
         for item in incoming[common:]:
             try:
                 self._add(item, now)

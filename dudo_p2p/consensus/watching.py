@@ -26,8 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 WATCH_KINDS = frozenset({"watch"})  # routed to the desk whoever sends them (node.py)
-POLL_EVERY = 1.0  # the spectator's sync-request once caught up: it renews the push
-IDLE_ASKER = 2.5  # a spectator silent this long asks another seat (over 2 polls of 1 s)
+POLL_EVERY = 1.0  # the spectator's sync-request once caught up: it renews the push ...
+RENEW_EVERY = 2.0  # ... or this often while pushes keep coming (they say the seat is there)
+IDLE_ASKER = 3.0  # a spectator silent this long asks another seat: not pushed to any more
 
 
 @dataclass(frozen=True)
