@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from dudo_p2p.bots import make_bot
+from dudo_p2p.bots import Bot, make_bot
 from dudo_p2p.bots.expert import ExpertBot
 from dudo_p2p.bots.knowledge import Knowledge
 from dudo_p2p.bots.playouts import PlayoutConfig, PlayoutEvaluator, supported
@@ -174,7 +174,10 @@ def test_the_policy_memo_changes_no_value_of_any_decision_in_seeded_games(
     def record(memo: bool, players: int, others: str, rules: RuleSet) -> list[list[float]]:
         seen.clear()
         monkeypatch.setattr(PlayoutEvaluator, "memo", memo)
-        bots = [make_bot("expert", random.Random(7))]
+        expert = make_bot("expert", random.Random(7))
+        assert isinstance(expert, ExpertBot)
+        expert.deviate_after = 0  # play out from the first decision: more values compared
+        bots: list[Bot] = [expert]
         bots += [make_bot(others, random.Random(8 + s)) for s in range(players - 1)]
         play_game(rules, players, [as_player(b) for b in bots], random.Random(players))
         return list(seen)
@@ -187,3 +190,30 @@ def test_the_policy_memo_changes_no_value_of_any_decision_in_seeded_games(
         memoised = record(True, players, others, rules)
         assert len(memoised) > 10
         assert memoised == record(False, players, others, rules)
+
+
+def test_the_expert_plays_hards_raise_until_every_opponent_is_fitted() -> None:
+    # A fresh expert has fitted no opponent: its play-outs would run on a guessed model, so
+    # it plays hard's best raise without playing out; with deviate_after 0 it plays out.
+    state = bidding_state(2).apply(Raise(0, Bid(2, 3)))
+    view = state.view(1, (3, 3, 5, 6, 2))
+    legal = view.legal_actions()
+    assert supported(view, legal)
+    raises = 0
+    for seed in range(6):
+        expert = make_bot("expert", random.Random(seed))
+        assert isinstance(expert, ExpertBot)
+        scored = expert.score(view, legal)
+        if not isinstance(expert.pick(scored), Raise):
+            continue
+        raises += 1
+        ranked = sorted(range(len(scored)), key=lambda i: scored[i][0])
+        hard_first = next(scored[i][1] for i in ranked if isinstance(scored[i][1], Raise))
+        assert not expert.models_fitted(view)
+        assert expert.playout_choice(view, scored) == hard_first
+        assert expert.playout_hits == 0
+        expert.deviate_after = 0
+        assert expert.models_fitted(view)
+        expert.playout_choice(view, scored)
+        assert expert.playout_hits == 1
+    assert raises > 0
