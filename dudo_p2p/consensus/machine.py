@@ -25,7 +25,8 @@ It is composed of collaborators, each owning its state and returning the effects
 :class:`~dudo_p2p.consensus.context.SeatContext` (who we are, the replica, sealing and
 opening entries), :class:`~dudo_p2p.consensus.intake.LogIntake` (entries into the log,
 agreement on acts, journalling, re-sends), :class:`~dudo_p2p.consensus.phases.Phases` (our
-secrets, our automatic entries, the events of phases),
+secrets, our automatic entries, the events of phases), :class:`~dudo_p2p.consensus.playing.Play`
+(our view, legal actions and submitted acts),
 :class:`~dudo_p2p.consensus.removal.Removals` (proofs, suspicion, votes, removals, how the
 game ended for us), :class:`~dudo_p2p.consensus.catchup.CatchUp` (sync, telling peers their
 removal), :class:`~dudo_p2p.consensus.cuts.Cuts` (relaying across a cut), and the
@@ -48,9 +49,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from dudo_p2p.consensus import deadlines, journal, restoring, settling
+from dudo_p2p.consensus import deadlines, restoring, settling
 from dudo_p2p.consensus import events as ev
-from dudo_p2p.consensus.actions_wire import action_fields
 from dudo_p2p.consensus.acts import ActRace
 from dudo_p2p.consensus.bindings import ReplayGuard
 from dudo_p2p.consensus.catchup import CatchUp
@@ -62,24 +62,23 @@ from dudo_p2p.consensus.inbox import Inbox
 from dudo_p2p.consensus.intake import MAX_BUFFERED, LogIntake
 from dudo_p2p.consensus.liveness import Beats
 from dudo_p2p.consensus.phases import Phases
+from dudo_p2p.consensus.playing import Play
 from dudo_p2p.consensus.presence import Presence
 from dudo_p2p.consensus.reasons import Outcome
 from dudo_p2p.consensus.record import encode_record
 from dudo_p2p.consensus.removal import Removals
-from dudo_p2p.consensus.replica import EpochPhase, Replica, Seating
+from dudo_p2p.consensus.replica import Replica, Seating
 from dudo_p2p.consensus.secrets import EpochSecrets, RandomBytes
 from dudo_p2p.consensus.sync import SYNC_BUDGET, SyncPacer
 from dudo_p2p.consensus.talk import TalkBook
 from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS, Timeouts, Timers
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.errors import IllegalAction
 from dudo_p2p.protocol.envelope import Envelope
 from dudo_p2p.protocol.kinds import (
-    Act,
     Bye,
     Talk,
 )
-from dudo_p2p.rules import GameState, PlayerAction, SeatView
+from dudo_p2p.rules import PlayerAction, SeatView
 
 __all__ = [
     "MAX_BUFFERED", "SYNC_BUDGET", "VERIFIED_CACHE",
@@ -117,11 +116,11 @@ class TableMachine:
         self.catchup = CatchUp(ctx, self.intake, self.removals)
         self.inbox = Inbox(ctx, self.timers, self.intake, self.removals, self.catchup,
                            self.cuts, self.replays, self.talk_book)
+        self.play = Play(ctx, self.race, self.phases, self.intake, self.removals)
         # next_deadline, kept until the next public call changes the state (every one ends
         # in _run; heard() and reached() clear it too): the node asks once or twice a
         # wake-up, and between public calls nothing becomes due before it
         self._deadline: float | None = None
-        self._legal: tuple[GameState, list[PlayerAction]] | None = None  # legal_actions'
         # handed out before the next public call's effects
         self._held: list[Effect] = [Emit(ev.GameStarted(seating.names, seating.rules))]
 
@@ -263,55 +262,15 @@ class TableMachine:
 
     def view(self) -> SeatView:
         """Our seat's view: public state plus the dice our secrets let us see."""
-        own: tuple[int, ...] | None = None
-        others: dict[int, tuple[int, ...]] = {}
-        secrets, rep = self.phases.secrets, self.ctx.replica
-        if secrets is not None and rep.phase is EpochPhase.BIDDING:
-            own, others = secrets.visible_dice(rep, self.seat)
-        return rep.engine.view(self.seat, own, others=others)
+        return self.play.view()
 
     def legal_actions(self) -> list[PlayerAction]:
         """What our seat may submit now ([] while the table has not agreed the last act)."""
-        if not self._may_submit():
-            return []
-        engine = self.ctx.replica.engine
-        cached = self._legal
-        if cached is None or cached[0] is not engine:
-            # the engine is immutable and replaced by every change of the game: its legal
-            # actions are enumerated once (every bid there is), not on every call of a
-            # session's loop
-            cached = self._legal = (engine, [
-                a for a in engine.legal_actions(self.seat) if isinstance(a, PlayerAction)])
-        return list(cached[1])
-
-    def _may_submit(self) -> bool:
-        phase = self.ctx.replica.phase
-        return (
-            not self.over
-            and phase in (EpochPhase.SETUP, EpochPhase.BIDDING)
-            and self.race.slot.mine is None
-            and (self.phases.secrets is not None or phase is EpochPhase.SETUP)
-        )
+        return self.play.legal_actions()
 
     def submit(self, action: PlayerAction, now: float) -> list[Effect]:
         """Sign and send our action. Raises IllegalAction (nothing changes) when not legal."""
-        if not self._may_submit():
-            raise IllegalAction("wait: the table has not agreed on the last action yet")
-        if getattr(action, "seat", None) != self.seat:
-            raise IllegalAction("an action for another seat")
-        rep = self.ctx.replica
-        why = rep.engine.why_illegal(action)
-        if why is not None:
-            raise IllegalAction(why)
-        kind, count, face, option = action_fields(action)
-        env = self.ctx.seal(rep.epoch.acts, Act(rep.head, kind, count, face, option))
-        own = self.phases.own_current = env.to_bytes()
-        return self._run(self._submitted(own, env, now))
-
-    def _submitted(self, own: bytes, env: Envelope, now: float) -> Effects:
-        yield Persist(journal.own_record(own), durable=True)  # durable: before it leaves
-        yield Send(own)
-        yield from self.intake.consider(env, now)
+        return self._run(self.play.submit(action, now))
 
     def talk(self, phrase: int, now: float) -> list[Effect]:
         """Say quick phrase ``phrase`` to the table (signed, not in the log); nothing when we
