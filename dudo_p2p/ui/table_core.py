@@ -28,28 +28,12 @@ import random
 import time
 
 from dudo_p2p.errors import DudoError
-from dudo_p2p.rules import (
-    Action,
-    Bid,
-    Phase,
-    Raise,
-    SeatView,
-)
-from dudo_p2p.session import (
-    Gathering,
-    PlayerInfo,
-    PlayerLeft,
-    Session,
-)
+from dudo_p2p.rules import Action, Bid, Phase, Raise, SeatView
+from dudo_p2p.session import Gathering, PlayerInfo, PlayerLeft, Session
 from dudo_p2p.ui import draw
 from dudo_p2p.ui.composer import Composer, legal_bids
 from dudo_p2p.ui.cues import HURRY_TICK_S, Cues
-from dudo_p2p.ui.motion import (
-    ROLL_S,
-    SHAKE_S,
-    SLIDE_S,
-    Motion,
-)
+from dudo_p2p.ui.motion import ROLL_S, SHAKE_S, SLIDE_S, Motion
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.scene import Host, Scene
 from dudo_p2p.ui.table_model import TableModel, Words, keyed
