@@ -21,8 +21,7 @@ import time
 from typing import Any
 
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.node.config import NetConfig
-from dudo_p2p.node.node import Node
+from dudo_p2p.node import NetConfig, Node  # the package's names: older trees have them too
 from dudo_p2p.rules import RuleSet
 
 SEAT_TIMEOUT_S = 30.0
