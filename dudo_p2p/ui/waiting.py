@@ -8,11 +8,13 @@ was tried and why. The host sees its waiting room: the table as a friend types i
 table's dice, turn timer and changed rules in one line (a joiner's screen too: the roster
 says them), and the seats taken so far: each name with its key's fingerprint beside it (on
 the joiners' screens too: the roster carries the keys). The host's player changes the seat
-count (− / +), removes a joiner ("Quitar", and that joiner's window says so), and starts
+count (− / +), removes a joiner ("Quitar": that joiner's window goes back to the lobby
+saying the host removed it, as it says a host that closed the table or left), and starts
 now: with bots in the empty seats, or with those present (the table shrinks). A join by
 table code that finds nothing within :data:`JOIN_ANSWER_S` says so, naming the other hosts
 that offer that code when we named one (a mistyped fingerprint, or an impostor). Esc or the Cancel
-button leave at once, on either side.
+button leave at once, on either side. The host's room of one more game names the players
+not back yet ("Esperando a Dani").
 
 The state comes from the session (``Session.gatherer``): the UI opens no
 socket and reads no interface itself.
