@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 WATCH_KINDS = frozenset({"watch"})  # routed to the desk whoever sends them (node.py)
 POLL_EVERY = 1.0  # the spectator's sync-request once caught up: it renews the push ...
-RENEW_EVERY = 2.0  # ... or this often while pushes keep coming (they say the seat is there)
-IDLE_ASKER = 3.0  # a spectator silent this long asks another seat: not pushed to any more
+RENEW_EVERY = 4.0  # ... or this often while pushes keep coming (they say the seat is there)
+IDLE_ASKER = 5.0  # a spectator silent this long asks another seat: not pushed to any more
 
 
 @dataclass(frozen=True)
