@@ -33,6 +33,7 @@ from dudo_p2p.consensus.lobby import (
     cleaned_name,
 )
 from dudo_p2p.consensus.transitions import LobbyTrigger, lobby_move
+from dudo_p2p.crypto.hashing import PROTOCOL_VERSION
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.protocol import names
@@ -46,6 +47,7 @@ from dudo_p2p.protocol.kinds import (
     Refusal,
     Welcome,
 )
+from dudo_p2p.protocol.older import OlderHello, older_hello, refusal_for
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import RuleSet
 
@@ -147,6 +149,26 @@ class HostLobby(Lobby):
         if len(self.players) == seats:
             out.extend(self._propose(now))
         return out
+
+    def receive(
+        self, frame: bytes, sender: bytes, address: str | None, now: float
+    ) -> list[LobbyEffect]:
+        """As :meth:`Lobby.receive`; a hello of an older protocol version is answered with a
+        ``refused`` (``version``) in that version (protocol/older.py), never seated."""
+        older = older_hello(frame)
+        if older is not None:
+            return self._refuse_older(older, address)
+        return super().receive(frame, sender, address, now)
+
+    def _refuse_older(self, older: OlderHello, address: str | None) -> list[LobbyEffect]:
+        host = address if address is not None else older.hello.host
+        if host in UNSPECIFIED or older.hello.port == 0:
+            return [Log("warning", f"version {older.version} hello from "
+                                   f"{fingerprint(older.author)} without a reachable address")]
+        return [Log("info", f"refused {fingerprint(older.author)}: it speaks protocol version "
+                            f"{older.version}, we speak {PROTOCOL_VERSION}"),
+                Connect(older.author, host, older.hello.port),
+                SendTo(older.author, refusal_for(older, self.identity, self.table or ""))]
 
     def remove(self, pub: bytes, now: float) -> list[LobbyEffect]:
         """Our player takes joiner ``pub`` off the table before the game starts: it is sent a

@@ -11,8 +11,10 @@ lists give the same bytes (protocol.md §2.2 spells it out byte by byte)::
         0x02 int    payload = 8 bytes, big-endian two's complement (-2**63 .. 2**63-1)
         0x03 str    payload = UTF-8
 
-Tags name the protocol version and the purpose ("dudo-p2p/1/commit-key"); ``tag()`` builds
-them so a version bump changes every hash at once. Pure: no I/O.
+Tags name the version of the hashes and the purpose ("dudo-p2p/1/commit-key"); ``tag()``
+builds them. The wire's version (:data:`PROTOCOL_VERSION`, carried and signed by every
+envelope) is another number: version 2 of the wire changed no hash, so the tags (and every
+fingerprint) stayed those of version 1. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from typing import Final
 
 from dudo_p2p.errors import InvalidValue
 
-PROTOCOL_VERSION: Final = 1
-TAG_PREFIX: Final = f"dudo-p2p/{PROTOCOL_VERSION}/"
+PROTOCOL_VERSION: Final = 2  # the wire's (protocol.md §2.5): every envelope signs it
+TAG_VERSION: Final = 1  # the hashes' (§2.2): unchanged by wire version 2, fingerprints stay
+TAG_PREFIX: Final = f"dudo-p2p/{TAG_VERSION}/"
 
 Part = bytes | int | str
 
@@ -37,7 +40,7 @@ _INT_MAX: Final = 2**63 - 1
 
 
 def tag(purpose: str) -> str:
-    """The domain tag for ``purpose`` in this protocol version: "dudo-p2p/1/<purpose>"."""
+    """The domain tag for ``purpose``: "dudo-p2p/1/<purpose>" (:data:`TAG_VERSION`)."""
     return TAG_PREFIX + purpose
 
 

@@ -7,7 +7,7 @@ in it is trusted; the identity is proved later by the signed hello over the link
 Layout (network byte order, 48 + n bytes, 48..80; protocol.md section 5 has the table)::
 
     0   4  magic            b"DUDO"
-    4   1  version          1
+    4   1  version          2
     5  32  peer id          Ed25519 public key
     37  2  link port        u16; 0 means "this peer is leaving"
     39  5  table code       5 chars of TABLE_CODE_ALPHABET, or 5 zero bytes when state is NONE
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from dudo_p2p.errors import DecodeError, InvalidValue
 
 MAGIC = b"DUDO"
-VERSION = 1
+VERSION = 2  # the protocol version of the table (protocol.md §5.3); 1: the old wire
 PEER_ID_SIZE = 32
 TABLE_CODE_SIZE = 5
 MAX_NAME_BYTES = 32

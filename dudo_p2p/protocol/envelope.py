@@ -2,8 +2,11 @@
 
 Frame on the wire (canonical msgpack, an array of 8)::
 
-    [version: int = 1, game_id: bin 16, round_no: int, seq: int, author: bin 32,
+    [version: int = 2, game_id: bin 16, round_no: int, seq: int, author: bin 32,
      kind: str, body: map, signature: bin 64]
+
+(version: :data:`PROTOCOL_VERSION`, the wire's; protocol.md §2.5 "Versions" says what
+changed since 1 and how a version-1 hello is answered, :mod:`~dudo_p2p.protocol.older`.)
 
 The signature is Ed25519 by ``author`` over the signed bytes, the canonical encoding of::
 

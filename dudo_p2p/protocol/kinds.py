@@ -1,4 +1,4 @@
-"""The message kinds of dudo-p2p version 1: one frozen dataclass per kind.
+"""The message kinds of dudo-p2p, wire version 2 (protocol.md §2.5): one dataclass per kind.
 
 Every message travels inside a signed :mod:`~dudo_p2p.protocol.envelope` that binds it to the
 game id, the epoch (``round_no``), a sequence number and its author. protocol.md §4 lists each

@@ -24,6 +24,7 @@ class RefusalReason(enum.Enum):
     AMBIGUOUS = "ambiguous"  # joiner's own: two hosts offer the code and none was chosen
     NO_OPEN_TABLE = "no_open_table"  # joiner's own: every table seen refused us or is closed
     GONE = "gone"  # joiner's own: the host left (its leaving beacon) or went silent
+    VERSION = "version"  # the hello spoke another protocol version (protocol/older.py)
     OTHER = "other"  # a reason this version does not know
 
     @classmethod
@@ -51,5 +52,6 @@ _TEXT = {
     RefusalReason.AMBIGUOUS: "several hosts offer that code: choose one with CODE@FINGERPRINT",
     RefusalReason.NO_OPEN_TABLE: "no open table",
     RefusalReason.GONE: "the host left or stopped answering",
+    RefusalReason.VERSION: "the host speaks another version of the protocol: update dudo-p2p",
     RefusalReason.OTHER: "refused for a reason this version does not know",
 }

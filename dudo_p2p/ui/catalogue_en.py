@@ -297,6 +297,7 @@ EN: dict[str, str] = {
     "wait.gone": "The host of table {code} left or stopped answering.",
     "refused.closed": "the host closed the table",
     "refused.gone": "the host left or stopped answering",
+    "refused.version": "the host speaks another version of the protocol: update dudo-p2p",
     "wait.remove": "Remove",
     "wait.start_bots": "Start now with bots ({n})",
     "wait.filling": "Calling {n} bots to the empty seats...",

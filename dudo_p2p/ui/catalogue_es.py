@@ -300,6 +300,7 @@ ES: dict[str, str] = {
     "wait.gone": "El anfitrión de la mesa {code} se fue o dejó de contestar.",
     "refused.closed": "el anfitrión cerró la mesa",
     "refused.gone": "el anfitrión se fue o dejó de contestar",
+    "refused.version": "el anfitrión usa otra versión del protocolo: actualiza dudo-p2p",
     "wait.remove": "Quitar",
     "wait.start_bots": "Empezar ya con bots ({n})",
     "wait.filling": "Llamando a {n} bots a los asientos libres...",

@@ -42,6 +42,7 @@ REFUSAL_KEYS = {
     "wrong_host": "refused.wrong_host", "ambiguous": "refused.ambiguous",
     "no_open_table": "refused.no_open_table", "other": "refused.other",
     "removed": "refused.removed", "gone": "refused.gone", "closed": "refused.closed",
+    "version": "refused.version",
 }
 KIND_KEYS = {
     "dudo": "reveal.kind.dudo",

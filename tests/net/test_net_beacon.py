@@ -60,7 +60,7 @@ def test_every_valid_beacon_round_trips_with_its_documented_length(beacon: Beaco
 
 def test_encoding_matches_the_byte_layout_in_protocol_md() -> None:
     expected = (
-        b"DUDO" + b"\x01" + PEER + b"\x9c\x40" + b"K7QXM" + b"\x01\x02\x04" + b"\x03" + b"Ana"
+        b"DUDO" + b"\x02" + PEER + b"\x9c\x40" + b"K7QXM" + b"\x01\x02\x04" + b"\x03" + b"Ana"
     )
     assert encode(OPEN) == expected
     assert encode(Beacon(PEER, 0))[37:48] == b"\x00\x00" + b"\x00" * 5 + b"\x00\x00\x00\x00"
@@ -90,7 +90,8 @@ MALFORMED = {
     "trailing byte": GOOD + b"\x00",
     "bad magic": _patch(GOOD, 0, b"ZRE\x01"),
     "version 0": _patch(GOOD, 4, b"\x00"),
-    "version 2": _patch(GOOD, 4, b"\x02"),
+    "version 1 (the old wire's tables)": _patch(GOOD, 4, b"\x01"),
+    "version 3": _patch(GOOD, 4, b"\x03"),
     "unknown state": _patch(GOOD, 44, b"\x04"),
     "lowercase code": _patch(GOOD, 39, b"k7qxm"),
     "confusable O in code": _patch(GOOD, 39, b"K7QXO"),

@@ -140,7 +140,7 @@ def test_garbage_datagrams_are_counted_not_raised(
     junk = [
         b"junk",
         encode(BEACON_A)[:30],
-        b"DUDO\x02" + encode(BEACON_A)[5:],
+        encode(BEACON_A) + b"\x00",  # our version, one byte too long
         random.Random(3).randbytes(1500),
         b"",
     ]

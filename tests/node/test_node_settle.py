@@ -21,9 +21,36 @@ def test_the_winner_by_forfeit_stays_until_a_seat_on_a_longer_voided_log_has_the
     a peer settled on its log *length* let it leave at once (the observer's length passes
     ours), and the observer waited for ever; on its *head*, the survivor stays, tells it
     again a heartbeat later, and leaves once the observer reports the final head."""
-    # seed 7: the observer's voided round makes its log longer than the survivor's (seed 8
-    # did before the genesis named the previous game, which changed every game's dice)
-    net, observer, crashed, survivor = one_eliminated_mid_round(seed=7)
+    # The scenario (the observer's voided round makes its log longer than the survivor's)
+    # comes of where the quit falls in a seed's game: seeds 8, then 7, lost it when the genesis
+    # gained prev and when the wire's version changed every hash. The first seed that gives
+    # it is taken (seed 2 at protocol version 2), rather than one picked by hand.
+    for seed in range(1, 40):
+        played = _forfeit(seed)
+        if played is not None:
+            break
+    else:
+        raise AssertionError("no seed of 1-39 makes the observer's log the longer")
+    net, observer, survivor, dropped, over_at = played
+    winner = net.machines[survivor]
+    assert len(net.machines[observer].replica.chain) > len(winner.replica.chain)
+
+    net.run_until(lambda: winner.settled(over_at, net.now), max_steps=50_000)
+    left_after = net.now - over_at
+    net.crash(survivor)  # the node leaves: its links close, nothing more goes out
+
+    assert net.machines[observer].over  # it had the removal before the survivor left
+    assert dropped["tells"] == 1
+    assert left_after < SETTLE_GRACE  # it settled on the observer's word, not on the grace
+    assert net.machines[observer].replica.head == winner.replica.head
+    assert net.machines[observer].replica.engine.winner == survivor
+
+
+def _forfeit(seed: int) -> tuple[FakeNet, int, int, dict[str, int], float] | None:
+    """The crash and forfeit of the test above on ``seed``'s game, up to the survivor being
+    over: (net, observer, survivor, dropped, over_at), or None when the observer's log is not
+    the longer there."""
+    net, observer, crashed, survivor = one_eliminated_mid_round(seed=seed)
     original = net.route
     dropped = {"tells": 0}
 
@@ -42,18 +69,9 @@ def test_the_winner_by_forfeit_stays_until_a_seat_on_a_longer_voided_log_has_the
     net.crash(crashed)
     winner = net.machines[survivor]
     net.run_until(lambda: winner.over, max_steps=50_000)
-    over_at = net.now
-    assert len(net.machines[observer].replica.chain) > len(winner.replica.chain)
-
-    net.run_until(lambda: winner.settled(over_at, net.now), max_steps=50_000)
-    left_after = net.now - over_at
-    net.crash(survivor)  # the node leaves: its links close, nothing more goes out
-
-    assert net.machines[observer].over  # it had the removal before the survivor left
-    assert dropped["tells"] == 1
-    assert left_after < SETTLE_GRACE  # it settled on the observer's word, not on the grace
-    assert net.machines[observer].replica.head == winner.replica.head
-    assert net.machines[observer].replica.engine.winner == survivor
+    if len(net.machines[observer].replica.chain) <= len(winner.replica.chain):
+        return None
+    return net, observer, survivor, dropped, net.now
 
 
 def test_a_peer_reporting_another_head_of_our_length_is_not_settled() -> None:

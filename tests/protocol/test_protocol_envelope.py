@@ -41,12 +41,12 @@ def reframe(envelope: Envelope, index: int, value: object) -> bytes:
 def test_the_signature_covers_the_documented_signed_bytes() -> None:
     envelope = seal_envelope(ALICE, GAME, 3, 9, BID)
     signed = encode(
-        ["dudo-p2p/1/envelope", 1, GAME, 3, 9, ALICE.public_key, "test-bid", to_wire(BID)]
+        ["dudo-p2p/1/envelope", 2, GAME, 3, 9, ALICE.public_key, "test-bid", to_wire(BID)]
     )
     assert envelope.signed_bytes == signed
     assert verify(ALICE.public_key, signed, envelope.signature)
     assert envelope.digest() == tagged_hash("dudo-p2p/1/entry", signed)
-    frame = [1, GAME, 3, 9, ALICE.public_key, "test-bid", to_wire(BID), envelope.signature]
+    frame = [2, GAME, 3, 9, ALICE.public_key, "test-bid", to_wire(BID), envelope.signature]
     assert envelope.to_bytes() == encode(frame)
 
 
@@ -89,14 +89,14 @@ def test_sealed_and_opened_bytes_are_the_full_encodings_whatever_the_sizes(
     # ints, strs, bins and the frame crossing every msgpack header size.
     body = TableExample(rules={"a": 1}, names=tuple(names), dice=((1,),),
                         pair=(round_no, blob), flag=flag)
-    signed = encode(["dudo-p2p/1/envelope", 1, GAME, round_no, seq, ALICE.public_key,
+    signed = encode(["dudo-p2p/1/envelope", 2, GAME, round_no, seq, ALICE.public_key,
                      "test-table", to_wire(body)])
     try:
         envelope = seal_envelope(ALICE, GAME, round_no, seq, body)
     except LocalProtocolError:
         assert len(signed) > 65000  # only a frame over the limit is refused
         return
-    frame = encode([1, GAME, round_no, seq, ALICE.public_key, "test-table", to_wire(body),
+    frame = encode([2, GAME, round_no, seq, ALICE.public_key, "test-table", to_wire(body),
                     envelope.signature])
     assert envelope.signed_bytes == signed and envelope.to_bytes() == frame
     assert verify(ALICE.public_key, signed, envelope.signature)
@@ -178,10 +178,11 @@ def test_malformed_envelope_fields_are_decode_errors(index: int, value: object, 
         open_envelope(reframe(envelope, index, value))
 
 
-def test_another_protocol_version_is_wrong_context() -> None:
+@pytest.mark.parametrize("version", [1, 3])  # 1: the old wire (protocol/older.py answers it)
+def test_another_protocol_version_is_wrong_context(version: int) -> None:
     envelope = seal_envelope(ALICE, GAME, 3, 9, BID)
-    with pytest.raises(WrongContext, match="protocol version 2"):
-        open_envelope(reframe(envelope, 0, 2))
+    with pytest.raises(WrongContext, match=f"protocol version {version}, we speak 2"):
+        open_envelope(reframe(envelope, 0, version))
 
 
 def test_frames_of_the_wrong_shape_size_or_encoding_are_refused() -> None:

@@ -70,7 +70,7 @@ def signed_bytes(frame: bytes) -> tuple[list[Any], bytes]:
 def test_a_message_vector_signs_and_hashes_as_section_2_5_says(vector: Any) -> None:
     frame = bytes.fromhex(vector["frame"])
     items, signed = signed_bytes(frame)
-    assert len(items) == 8 and items[0] == 1
+    assert len(items) == 8 and items[0] == 2  # the wire's version (§2.5)
     assert msgpack.packb(items, use_bin_type=True) == frame  # the frame is canonical
     assert signed.hex() == vector["signed_bytes"]
     Ed25519PublicKey.from_public_bytes(items[4]).verify(items[7], signed)  # raises if not
