@@ -8,7 +8,7 @@ The UI (``dudo_p2p.ui``) knows only sessions; this module gives it:
   leaving the rest for players who join; "join" sits at the table at ``host:port``, or at
   the one the LAN beacons show under a typed ``CODE[@FINGERPRINT]``;
   "hot-seat" is the in-process table (nobody else on the network);
-- a directory of the tables seen on the LAN, from the discovery beacons.
+- a directory of the tables seen on the LAN, from the discovery beacons (cli/lan_list.py).
 
 Our identity is the user's (``--identity``, default in the data directory), so friends see
 the same fingerprint beside our name every evening.
@@ -19,9 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +27,11 @@ from dudo_p2p import paths
 from dudo_p2p.bots import make_bot
 from dudo_p2p.cli import common
 from dudo_p2p.cli.bot_table import pace_dir, spawn_bot_peers, start_bot_table
+from dudo_p2p.cli.lan_list import LanDirectory as LanDirectory
+from dudo_p2p.cli.lan_list import Listing as Listing
 from dudo_p2p.consensus.presence import HUMAN_GRACE
-from dudo_p2p.crypto.identity import Identity, fingerprint
+from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DudoError
-from dudo_p2p.net.beacon import Beacon, TableState
-from dudo_p2p.net.discovery import Discovery
 from dudo_p2p.node import journal as jr
 from dudo_p2p.node.config import NetConfig
 from dudo_p2p.node.node import Node
@@ -54,52 +52,6 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--name", default=None, help="your name at the table")
     common.add_net_options(parser)
     parser.set_defaults(handler=run)
-
-
-@dataclass(frozen=True)
-class Listing:
-    """One table seen on the LAN, as the lobby shows it."""
-
-    code: str
-    address: str
-    players: int
-    seats: int
-    host: str = ""  # the host's name, from its beacon
-    fingerprint: str = ""  # the host key's fingerprint: CODE@FINGERPRINT tells twins apart
-    state: str = "open"  # open (it takes players), full or playing (it can be watched)
-
-
-class LanDirectory:
-    """The tables the discovery beacons show (open ones to join, every one to watch), polled
-    without blocking by the lobby."""
-
-    def __init__(self, beacon_port: int, broadcast: Sequence[str] | None) -> None:
-        self.discovery: Discovery | None
-        try:
-            addresses = list(broadcast) if broadcast is not None else None
-            self.discovery = Discovery(beacon_port, broadcast_addresses=addresses)
-        except OSError:
-            self.discovery = None  # the port is taken: the lobby just lists nothing
-            return
-        self.discovery.set_beacon(Beacon(os.urandom(32), 1, name="lobby"))
-
-    def tables(self) -> list[Listing]:
-        if self.discovery is None:
-            return []
-        now = time.monotonic()
-        self.discovery.tick(now)
-        self.discovery.on_readable(now)
-        return [
-            Listing(s.beacon.table_code, f"{s.host}:{s.beacon.port}", s.beacon.seats_taken,
-                    s.beacon.seats_total, s.beacon.name, fingerprint(s.beacon.peer_id),
-                    s.beacon.state.name.lower())
-            for s in self.discovery.peers(now).values()
-            if s.beacon.state is not TableState.NONE
-        ]
-
-    def close(self) -> None:
-        if self.discovery is not None:
-            self.discovery.close()
 
 
 class NetworkTables:

@@ -15,7 +15,11 @@ and so is one that sends a leaving beacon (port 0).
 
 The clock is the caller's: every method that needs the time takes ``now`` (seconds, monotonic).
 Nothing received is trusted or raised: undecodable datagrams are counted in ``stats`` and
-logged. A beacon is a hint; the node proves identities over the link.
+logged. A beacon is a hint; the node proves identities over the link. A beacon of another
+protocol version is never a peer (we cannot sit at its table, nor it at ours): it is counted
+(``stats["other_version"]``), logged once per sender and version, and its table, when its
+head says one, is kept apart (:meth:`Discovery.other_tables`) for the LAN list to show
+greyed as "another version".
 """
 
 from __future__ import annotations
@@ -26,7 +30,16 @@ import socket
 from dataclasses import dataclass
 
 from dudo_p2p.errors import DecodeError, InvalidValue
-from dudo_p2p.net.beacon import MAX_BEACON_SIZE, Beacon, decode, encode
+from dudo_p2p.net.beacon import (
+    MAX_BEACON_SIZE,
+    VERSION,
+    Beacon,
+    OtherTable,
+    OtherVersion,
+    TableState,
+    decode,
+    encode,
+)
 from dudo_p2p.net.interfaces import LOOPBACK_BROADCAST as LOOPBACK_BROADCAST
 from dudo_p2p.net.interfaces import broadcast_addresses
 
@@ -38,6 +51,15 @@ MAX_PEERS = 256
 # Read a little more than the largest beacon so an overlong datagram is seen as overlong
 # (and refused by decode) instead of silently truncated to a valid-looking prefix.
 _RECV_SIZE = MAX_BEACON_SIZE + 1
+
+@dataclass(frozen=True, slots=True)
+class SeenOther:
+    """A table of another protocol version heard recently, from IP ``host``."""
+
+    table: OtherTable
+    host: str
+    last_seen: float
+
 
 @dataclass(frozen=True, slots=True)
 class Seen:
@@ -78,12 +100,15 @@ class Discovery:
         self.expiry = expiry
         self.broadcast_addresses = list(dict.fromkeys(broadcast_addresses))
         self.stats: dict[str, int] = dict.fromkeys(
-            ("sent", "send_errors", "received", "garbage", "own", "leaving", "table_full"), 0
+            ("sent", "send_errors", "received", "garbage", "own", "leaving", "table_full",
+             "other_version"), 0
         )
         self._beacon: Beacon | None = None
         self._encoded = b""
         self._next_send: float | None = None  # None: send on the next tick
         self._peers: dict[bytes, Seen] = {}
+        self._others: dict[bytes, SeenOther] = {}  # by peer id: tables of another version
+        self._told_other: set[tuple[str, int]] = set()  # (host, version) logged once
         self._closed = False
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
         try:
@@ -145,6 +170,9 @@ class Discovery:
                 break
             try:
                 beacon = decode(data)
+            except OtherVersion as exc:
+                self._other_version(exc, host, now)
+                continue
             except DecodeError as exc:
                 self.stats["garbage"] += 1
                 level = logging.WARNING if self.stats["garbage"] == 1 else logging.DEBUG
@@ -184,6 +212,27 @@ class Discovery:
         self._peers[beacon.peer_id] = Seen(beacon, host, first_seen, now)
         return is_new
 
+    def _other_version(self, exc: OtherVersion, host: str, now: float) -> None:
+        self.stats["other_version"] += 1
+        if (host, exc.version) not in self._told_other and len(self._told_other) < MAX_PEERS:
+            self._told_other.add((host, exc.version))
+            log.warning("a peer at %s speaks protocol version %d (we speak %d): its tables "
+                        "are not joinable", host, exc.version, VERSION)
+        table = exc.table
+        if table is None or table.port == 0 or table.state is TableState.NONE:
+            if table is not None:
+                self._others.pop(table.peer_id, None)  # it left, or hosts nothing now
+            return
+        self._expire(now)
+        if table.peer_id in self._others or len(self._others) < MAX_PEERS:
+            self._others[table.peer_id] = SeenOther(table, host, now)
+
+    def other_tables(self, now: float) -> list[SeenOther]:
+        """Tables of another protocol version heard within ``expiry`` seconds (shown, never
+        joined)."""
+        self._expire(now)
+        return list(self._others.values())
+
     def peers(self, now: float) -> dict[bytes, Seen]:
         """Peers heard within the last ``expiry`` seconds, by peer id (a fresh dict)."""
         self._expire(now)
@@ -192,6 +241,8 @@ class Discovery:
     def _expire(self, now: float) -> None:
         for peer_id in [p for p, s in self._peers.items() if now - s.last_seen > self.expiry]:
             del self._peers[peer_id]
+        for peer_id in [p for p, o in self._others.items() if now - o.last_seen > self.expiry]:
+            del self._others[peer_id]
 
     def _send(self, data: bytes) -> None:
         for address in self.broadcast_addresses:

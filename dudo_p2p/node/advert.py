@@ -1,5 +1,6 @@
-"""What a node's beacon says (protocol.md §4.8): a host advertises its table (code, open,
-full or playing, seats taken of how many); anyone else only that it is there. Pure: the node
+"""What a node's beacon says (protocol.md §5.3): a host advertises its table (code,
+open, full or playing, seats taken of how many, the starting dice, the variants, the turn
+timer: what the LAN list shows); anyone else only that it is there. Pure: the node
 hands the result to :meth:`~dudo_p2p.net.discovery.Discovery.set_beacon`, which sends only
 what changed."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 from dudo_p2p.consensus.lobby import Lobby
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.net.beacon import Beacon, TableState
-from dudo_p2p.protocol import names
+from dudo_p2p.protocol import beacon_rules, names
 
 
 def beacon_for(pub: bytes, port: int, name: str, lobby: Lobby, *, playing: bool) -> Beacon:
@@ -21,7 +22,9 @@ def beacon_for(pub: bytes, port: int, name: str, lobby: Lobby, *, playing: bool)
     else:
         taken = lobby.seats_taken
         state = TableState.OPEN if taken < lobby.seats_total else TableState.FULL
-    return Beacon(pub, port, lobby.table, state, taken, lobby.seats_total, beacon_name(name))
+    dice, variants = beacon_rules.pack(lobby.rules)
+    return Beacon(pub, port, lobby.table, state, taken, lobby.seats_total, beacon_name(name),
+                  dice, variants, lobby.turn_timer_ms)
 
 
 def beacon_name(name: str) -> str:

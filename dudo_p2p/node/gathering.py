@@ -16,7 +16,7 @@ from dudo_p2p.consensus.lobby import Lobby, LobbyEffect, Phase, Refused
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.net.beacon import Beacon
-from dudo_p2p.net.discovery import Seen
+from dudo_p2p.net.discovery import Seen, SeenOther
 from dudo_p2p.node.seeking import Seeker, open_first
 from dudo_p2p.protocol.refusals import RefusalReason
 
@@ -47,10 +47,12 @@ class Gathering:
         return out
 
     def heard(self, beacons: Sequence[Beacon], peers: Mapping[bytes, Seen],
-              now: float) -> list[LobbyEffect]:
+              now: float, others: Sequence[SeenOther] = ()) -> list[LobbyEffect]:
         """The beacons just heard (``peers``: every peer heard lately, with the address its
-        beacon came from): a host leaving is dropped from our targets while we seek, and we
-        say hello to each candidate, open tables first."""
+        beacon came from; ``others``: the tables of another protocol version heard lately):
+        a host leaving is dropped from our targets while we seek, and we say hello to each
+        candidate, open tables first; our code offered only by a table of another version
+        stops us (seeking.py)."""
         seeker, lobby = self.seeker, self.lobby
         out: list[LobbyEffect] = []
         seeking = lobby.phase is Phase.SEEKING
@@ -64,6 +66,9 @@ class Gathering:
                 log.warning("%s", warning)
             if seeker.gave_up is None and seeker.candidate(seen.beacon):
                 out.extend(self._hello(seen, now))
+        if seeking:
+            for other in others:
+                seeker.heard_other(other.table, (s.beacon for s in peers.values()))
         return out
 
     def _hello(self, seen: Seen, now: float) -> list[LobbyEffect]:

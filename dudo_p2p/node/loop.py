@@ -287,7 +287,8 @@ class NodeLoop:
         beacons = self.discovery.on_readable(now)
         if self.seeker.discovering and self.seated is None:
             peers = self.discovery.peers(now)
-            batch.extend(self.gathering.heard(beacons, peers, now))
+            others = self.discovery.other_tables(now)
+            batch.extend(self.gathering.heard(beacons, peers, now, others))
 
     def _refused(self, effect: Refused) -> list[LobbyEffect]:
         """Note a refusal; when it was our last target, move on or stop (seeking.py)."""

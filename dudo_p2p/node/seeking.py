@@ -13,6 +13,8 @@ Pure bookkeeping the node consults on every beacon and every refusal; no sockets
 - With ``--discover`` alone we try one host at a time (every address its beacons offer):
   saying hello to several open tables at once got us seated at each, holding seats the
   others could have had until those hosts freed them.
+- A table of another protocol version offering our code, and none of ours: we stop with
+  :attr:`~RefusalReason.VERSION` (its host could not read our hello).
 - When the last target refused us: with ``--table``, a pin or ``--join`` only, we stop with
   the host's reason; with ``--discover`` alone we move on to the next open table the
   beacons show, and stop with :attr:`~RefusalReason.NO_OPEN_TABLE` when there is none
@@ -27,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from dudo_p2p.crypto.identity import KeyPin, fingerprint
-from dudo_p2p.net.beacon import Beacon, TableState
+from dudo_p2p.net.beacon import Beacon, OtherTable, TableState
 from dudo_p2p.net.discovery import Seen
 from dudo_p2p.protocol.refusals import RefusalReason
 
@@ -64,6 +66,20 @@ class Seeker:
         if self.table is None:
             return self.chosen in (None, beacon.peer_id)
         return beacon.table_code == self.table
+
+    def heard_other(self, table: OtherTable, ours: Iterable[Beacon]) -> None:
+        """A table of another protocol version offers our code (``ours``: the beacons of our
+        version heard lately): when none of ours does (and the pin, if any, is its host's),
+        we stop with :attr:`~RefusalReason.VERSION` rather than wait for a host that will
+        never understand our hello (protocol.md §2.5 "Versions")."""
+        if self.table is None or table.table_code != self.table or self.gave_up is not None:
+            return
+        if self.pin is not None and not self.pin.matches(table.peer_id):
+            return
+        if any(b.table_code == self.table and b.state is not TableState.NONE for b in ours):
+            return
+        self.stop(RefusalReason.VERSION, f"table {self.table} is hosted with protocol version "
+                                         f"{table.version}: {RefusalReason.VERSION.text}")
 
     def choose(self, host: bytes) -> None:
         """We say hello to ``host``: with ``--discover`` alone, only to it until it refuses."""

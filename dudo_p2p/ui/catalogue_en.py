@@ -276,6 +276,7 @@ EN: dict[str, str] = {
     "timer.played": "Time ran out: the table played for {name} ({what})",
     "wait.cancel": "Cancel",
     "lobby.table_row_host": "{code}  ·  {host}  ·  {players}/{seats}",
+    "lobby.other_version": "another version of the game (protocol {v}): cannot join or watch",
     "wait.start_now": "Start now",
     "wait.joining": "Joining {address}...",
     "wait.welcomed": "Seated at table {code}: waiting for it to fill",

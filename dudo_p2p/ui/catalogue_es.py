@@ -279,6 +279,7 @@ ES: dict[str, str] = {
     "timer.played": "Se acabó el tiempo: la mesa jugó por {name} ({what})",
     "wait.cancel": "Cancelar",
     "lobby.table_row_host": "{code}  ·  {host}  ·  {players}/{seats}",
+    "lobby.other_version": "otra versión del juego (protocolo {v}): no se puede unir ni mirar",
     "wait.start_now": "Empezar ya",
     "wait.joining": "Uniéndose a {address}...",
     "wait.welcomed": "Sentado a la mesa {code}: esperando a que se llene",

@@ -9,7 +9,8 @@ the LAN panels); empty fields read "Jugador n", names are cleaned and made disti
 :func:`~dudo_p2p.ui.request.hotseat_names`.
 
 The create-a-table panel (starting dice, bots, level, timer, the rule set field by field)
-is drawn by :mod:`~dudo_p2p.ui.lobby_create`.
+is drawn by :mod:`~dudo_p2p.ui.lobby_create`, the rows of the LAN list by
+:mod:`~dudo_p2p.ui.lobby_tables`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pygame
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.ui import draw, remember, theme
 from dudo_p2p.ui.lobby_create import choice_button, draw_create, next_rules
+from dudo_p2p.ui.lobby_tables import draw_rows
 from dudo_p2p.ui.request import (
     MAX_NAME_CHARS,
     TIMER_CHOICES,
@@ -37,7 +39,6 @@ from dudo_p2p.ui.scene import Host, Scene
 from dudo_p2p.ui.widgets import Button, TextField
 
 DIRECTORY_POLL_S = 1.0
-JOIN_X = 436  # left edge of the Join buttons of the listed tables (Watch beside them)
 LANGUAGE_BUTTON = pygame.Rect(470, 24, 150, 44)  # top left, beside the title
 NAME_FIELD = pygame.Rect(262, 24, 196, 44)  # our name, between the title and the language
 MAX_HOTSEAT = 6
@@ -299,26 +300,7 @@ class LobbyScene(Scene):
         if not self.listings:
             draw.text(surface, tr("lobby.no_tables"), (60, 420), 26, theme.MUTED)
             return
-        for i, listing in enumerate(self.listings[:4]):
-            y = 404 + i * 44
-            # two lines: "host:port" beside the code ran under the Join button
-            fp, host = getattr(listing, "fingerprint", ""), getattr(listing, "host", "")
-            code = f"{listing.code}@{fp}" if fp else listing.code
-            row = (tr("lobby.table_row_host", code=code, host=host, players=listing.players,
-                      seats=listing.seats) if host else
-                   tr("lobby.table_row", code=code, players=listing.players,
-                      seats=listing.seats))
-            draw.text(surface, row, (60, y), 24, theme.CREAM, max_width=JOIN_X - 70)
-            draw.text(surface, listing.address, (60, y + 22), 19, theme.MUTED, shadow=False,
-                      max_width=JOIN_X - 70)
-            if getattr(listing, "state", "open") == "open":
-                self.buttons.append(Button(pygame.Rect(JOIN_X, y, 86, 38), tr("lobby.join"),
-                                           partial(self.join, listing.address), size=24,
-                                           name=f"join_{i}"))
-            # any table seen can be watched (protocol.md §4.9), a playing one above all
-            self.buttons.append(Button(pygame.Rect(JOIN_X + 92, y, 86, 38), tr("lobby.watch"),
-                                       partial(self.watch, listing.address, code), size=24,
-                                       name=f"watch_{i}"))
+        draw_rows(tr, surface, self.listings, self.buttons, self.join, self.watch)
 
     def _draw_join(self, surface: pygame.Surface) -> None:
         tr = self.tr

@@ -292,7 +292,7 @@ def test_a_copied_beacon_claiming_the_hosts_id_does_not_capture_the_table(
     try:
         host_id = read_host_id(peers[0], tmp_path)
         copied = encode_beacon(Beacon(host_id, fake_port, "KQ7XM", TableState.OPEN, 1, 2,
-                                      "host"))
+                                      "host", 3))
         bot_started = False
         deadline = time.monotonic() + 20
         while peers[0].proc.poll() is None and time.monotonic() < deadline:

@@ -56,7 +56,7 @@ class Fuzzer:
         self.beacon_port = beacon_port
         self.sent_link = 0
         self.sent_beacon = 0
-        real = Beacon(self.rng.randbytes(32), 40000, "KQ7XM", TableState.OPEN, 1, 4, "ana")
+        real = Beacon(self.rng.randbytes(32), 40000, "KQ7XM", TableState.OPEN, 1, 4, "ana", 5)
         self.beacons = [encode_beacon(real)]
 
     def burst(self, node: HostileNode, count: int) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import random
 import socket
@@ -21,7 +22,7 @@ from dudo_p2p.net.discovery import (
 
 A = b"\xaa" * 32
 B = b"\xbb" * 32
-BEACON_A = Beacon(A, 41000, "K7QXM", TableState.OPEN, 1, 4, "Ana")
+BEACON_A = Beacon(A, 41000, "K7QXM", TableState.OPEN, 1, 4, "Ana", 5)
 BEACON_B = Beacon(B, 42000, name="Beto")
 
 MakeDiscovery = Callable[..., Discovery]
@@ -124,7 +125,7 @@ def test_a_peer_back_on_a_new_port_is_answered_and_updated(make_discovery: MakeD
     drain(a, 0.0)
     drain(b, 0.0)
     sent = b.stats["sent"]
-    moved = Beacon(A, 41001, "K7QXM", TableState.OPEN, 1, 4, "Ana")
+    moved = Beacon(A, 41001, "K7QXM", TableState.OPEN, 1, 4, "Ana", 5)
     a.set_beacon(moved)
     a.tick(0.2)  # changed beacon: sent at once, not at the next interval
     read_until(b, 0.2, A)
@@ -151,6 +152,46 @@ def test_garbage_datagrams_are_counted_not_raised(
     got = read_until(b, 0.0, A)
     assert [x.peer_id for x in got] == [A]
     assert b.stats["garbage"] == len(junk)
+
+
+def _version_1(beacon: Beacon) -> bytes:
+    """``beacon`` as a peer of the old wire sends it: the same head, version 1, then the
+    name's length and the name (protocol.md §5.3 "Other versions")."""
+    data = encode(beacon)
+    name = beacon.name.encode()
+    return data[:4] + b"\x01" + data[5:47] + bytes([len(name)]) + name
+
+
+def test_a_beacon_of_another_version_is_no_peer_but_its_table_is_kept_apart(
+    make_discovery: MakeDiscovery, beacon_port: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    b = make_discovery()
+    b.set_beacon(BEACON_B)
+    b.tick(0.0)
+    drain(b, 0.0)
+    old_host = dataclasses.replace(BEACON_A, peer_id=b"\xdd" * 32, name="Vieja")
+    later = encode(BEACON_A)[:4] + b"\x05" + encode(BEACON_A)[5:47] + b"version 5's own"
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as raw:
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+        for data in (_version_1(old_host), _version_1(old_host), later,
+                     _version_1(Beacon(b"\xcc" * 32, 43000, name="not hosting")),
+                     encode(BEACON_A)):
+            raw.sendto(data, (LOOPBACK_BROADCAST, beacon_port))
+    with caplog.at_level("WARNING", logger="dudo_p2p.net.discovery"):
+        got = read_until(b, 1.0, A)
+        drain(b, 1.0)
+    assert [x.peer_id for x in got] == [A]  # only the beacon of our version is a peer
+    assert b.stats["other_version"] == 4 and b.stats["garbage"] == 0
+    assert b.stats["sent"] == 2  # we answered the new peer of our version, nobody else
+    # the tables of another version, by their heads (a version-1 name is known, not a 5's);
+    # the version-1 peer that hosts nothing is no table
+    assert {(o.table.version, o.table.peer_id[:1], o.table.table_code, o.table.seats_taken,
+             o.table.seats_total, o.table.name, o.host) for o in b.other_tables(1.0)} == {
+        (1, b"\xdd", "K7QXM", 1, 4, "Vieja", "127.0.0.1"),
+        (5, b"\xaa", "K7QXM", 1, 4, "", "127.0.0.1")}
+    told = [r.getMessage() for r in caplog.records if "protocol version" in r.getMessage()]
+    assert len(told) == 2, told  # once per sender and version (the same address here)
+    assert b.other_tables(1.0 + b.expiry + 0.1) == []  # and it expires as a peer does
 
 
 def test_tick_sends_first_at_once_then_every_interval(make_discovery: MakeDiscovery) -> None:

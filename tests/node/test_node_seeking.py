@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dudo_p2p.crypto.identity import KeyPin, fingerprint
-from dudo_p2p.net.beacon import Beacon, TableState
+from dudo_p2p.net.beacon import Beacon, OtherTable, TableState
 from dudo_p2p.net.discovery import Seen
 from dudo_p2p.node.seeking import LOOK_AGAIN, Seeker, open_first
 from dudo_p2p.protocol.refusals import RefusalReason
@@ -13,7 +13,7 @@ A, B, C = (bytes([i]) * 32 for i in (1, 2, 3))
 
 def beacon(key: bytes, code: str = "KQ7XM", state: TableState = TableState.OPEN) -> Beacon:
     taken = 1 if state is TableState.OPEN else 2
-    return Beacon(key, 4000, code, state, taken, 2, "host")
+    return Beacon(key, 4000, code, state, taken, 2, "host", 5)
 
 
 def seen(b: Beacon) -> Seen:
@@ -109,3 +109,21 @@ def test_without_a_code_one_host_is_tried_at_a_time_until_it_refuses() -> None:
     seeker.refused(b"t" + A, A, RefusalReason.FULL)
     assert seeker.candidate(beacon(B)) and not seeker.candidate(beacon(A))
     assert b"t" + A in seeker.dropped
+
+
+def old_table(key: bytes, code: str = "KQ7XM") -> OtherTable:
+    return OtherTable(1, key, 4000, code, TableState.OPEN, 1, 2, "viejo")
+
+
+def test_our_code_offered_only_by_another_version_stops_us_with_reason_version() -> None:
+    seeker = Seeker("KQ7XM", None, discovering=True)
+    seeker.heard_other(old_table(A, "ZZ8PQ"), [])  # another code: nothing to do with us
+    assert seeker.gave_up is None
+    seeker.heard_other(old_table(A), [beacon(B)])  # a host of ours offers it too: try it
+    assert seeker.gave_up is None
+    pinned = Seeker("KQ7XM", KeyPin.parse(fingerprint(B)), discovering=True)
+    pinned.heard_other(old_table(A), [])  # not the host we chose
+    assert pinned.gave_up is None
+    seeker.heard_other(old_table(A), [])
+    assert seeker.gave_up is RefusalReason.VERSION
+    assert "protocol version 1" in seeker.why and "update dudo-p2p" in seeker.why

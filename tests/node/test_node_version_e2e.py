@@ -1,10 +1,12 @@
 """Mixed protocol versions between real processes on loopback (protocol.md §2.5 "Versions"):
 a joiner of the old wire (version 1) that says hello to a version-2 host is refused at once
 with a signed ``refused`` (reason ``version``) that it can read, framed and signed as
-version 1; it takes no seat, and the table goes on to seat a current bot and play."""
+version 1; it takes no seat, and the table goes on to seat a current bot and play. A
+version-2 joiner looking for a code only a version-1 table offers stops with ``version``."""
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import zmq
 from node_helpers import (
     GAME_TIMEOUT,
     LOOPBACK,
+    LOOPBACK_BROADCAST,
     Peer,
     bot_args,
     free_tcp_port,
@@ -21,7 +24,10 @@ from node_helpers import (
 )
 from test_node_lobby_version import V1_TAG, ZERO, old_hello
 
+from dudo_p2p.cli.exits import Exit
 from dudo_p2p.crypto.identity import Identity, verify
+from dudo_p2p.net.beacon import Beacon, TableState
+from dudo_p2p.net.beacon import encode as encode_beacon
 from dudo_p2p.net.links import Links
 from dudo_p2p.protocol.codec import decode, encode
 from dudo_p2p.protocol.kinds import Refusal
@@ -83,3 +89,25 @@ def test_a_version_1_hello_is_refused_with_reason_version_and_the_table_plays_on
     assert bot.finish(GAME_TIMEOUT) == 0, bot.explain()
     assert peers[0].finish() == 0, peers[0].explain()
     assert bot.summary()["log_hash"] == peers[0].summary()["log_hash"]
+
+
+def test_a_code_only_a_table_of_the_old_wire_offers_stops_a_joiner_with_reason_version(
+    tmp_path: Path, peers: list[Peer], beacon_port: int
+) -> None:
+    """A bot told to join table ZZ8PQ hears it only in a version-1 beacon (the test's own,
+    from a UDP socket on loopback): it stops at once, refused (exit 5) with reason
+    ``version``, rather than waiting for a host that could not read its hello."""
+    head = encode_beacon(Beacon(b"\x07" * 32, 40000, "ZZ8PQ", TableState.OPEN, 1, 2, "v", 5))
+    old_beacon = head[:4] + b"\x01" + head[5:47] + b"\x05Vieja"  # version 1's layout
+    bot = Peer("b1", bot_args("b1", tmp_path, "--discover", "--table", "ZZ8PQ", "-v",
+                              *loopback_net(beacon_port)))
+    peers.append(bot)
+    deadline = time.monotonic() + 20
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as raw:
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+        while bot.proc.poll() is None and time.monotonic() < deadline:
+            raw.sendto(old_beacon, (LOOPBACK_BROADCAST, beacon_port))  # as a host, each 0.2 s
+            time.sleep(0.2)
+    assert bot.finish(10) == Exit.REFUSED, bot.explain()
+    assert bot.summary()["refused"] == "version", bot.explain()
+    assert any("protocol version 1" in line for line in bot.lines), bot.explain()

@@ -18,7 +18,7 @@ def seen(key: bytes, code: str, state: TableState = TableState.PLAYING,
          host: str = "10.0.0.2", port: int = 4000) -> Seen:
     total = 0 if state is TableState.NONE else 3
     taken = 1 if state is TableState.OPEN else total
-    beacon = Beacon(key, port, code, state, taken, total, "h")
+    beacon = Beacon(key, port, code, state, taken, total, "h", 5 if total else 0)
     return Seen(beacon, host, 0.0, 0.0)
 
 
