@@ -1,5 +1,5 @@
-"""A hello of an older protocol version, answered in that version (protocol.md §2.5, §4.9
-"Versions").
+"""A hello of an older protocol version, answered in that version (protocol.md §2.5
+"Versions", §4.9 refusal reasons).
 
 Every envelope carries and signs the wire's version (:data:`PROTOCOL_VERSION`) and a peer
 refuses any other (``WrongContext``): the bodies, kinds and checks of two versions differ, so
