@@ -24,6 +24,7 @@ from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.net.links import Incoming
 from dudo_p2p.node.config import NetConfig
+from dudo_p2p.node.loop import AnyEffect
 from dudo_p2p.node.node import Node
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
 from dudo_p2p.protocol.messages import Message
@@ -71,10 +72,10 @@ class HostileNode(Node):
         for data, seat in out:
             super()._send(data, seat)
 
-    def _route(self, incoming: Incoming, now: float,
-               batch: list[object]) -> None:  # type: ignore[override]
+    def _route(self, incoming: Incoming, now: float, batch: list[AnyEffect],
+               watching: list[Incoming]) -> None:
         self.capture.add(incoming.frame)
-        super()._route(incoming, now, batch)  # type: ignore[arg-type]
+        super()._route(incoming, now, batch, watching)
 
     def send_raw(self, frame: bytes, seat: int | None = None) -> None:
         """Push ``frame`` as it is to ``seat`` (None: every other seat), past ``tamper``."""
