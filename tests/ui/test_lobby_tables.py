@@ -4,10 +4,14 @@ is greyed, with neither Join nor Watch (protocol.md §2.5, §5.3)."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pygame
 import pytest
+from node_helpers import LOOPBACK_BROADCAST, Peer, loopback_net
 
-from dudo_p2p.cli.lan_list import Listing
+from dudo_p2p.cli.lan_list import LanDirectory, Listing
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui import request as request_module
@@ -89,3 +93,37 @@ def test_only_a_table_of_our_version_can_be_joined_or_watched(
     assert not {"join_1", "join_2", "watch_2"} & names  # the old version's: nothing
     click_button(app, "join_0")
     assert [(r.kind, r.address) for r in asked] == [("join", "192.168.1.23:41234")]
+
+
+def test_a_real_hosts_beacon_becomes_a_row_with_its_rules_and_timer(
+    surface: pygame.Surface, tmp_path: Path, peers: list[Peer], beacon_port: int
+) -> None:
+    """End to end: a host process on loopback beacons its table (4 seats, 3 dice, picado,
+    30 s a turn); the lobby's real directory hears it and the row says so, in Spanish."""
+    peers.append(Peer("host", ["host", "--headless", "--players", "4", "--name", "Ana",
+                               "--identity", str(tmp_path / "ana.id"), "--turn-timer", "30",
+                               "--rule", "starting_dice=3", "--rule", "picado=true",
+                               "--timeout", "60", *loopback_net(beacon_port)]))
+    directory = LanDirectory(beacon_port, [LOOPBACK_BROADCAST])
+    clock = FakeClock()
+    try:
+        app = App(lambda _r: pytest.fail("no table"), "es", clock, surface=surface,
+                  directory=directory)
+        lobby = app.scene
+        assert isinstance(lobby, LobbyScene)
+        deadline = time.monotonic() + 20
+        while not lobby.listings and time.monotonic() < deadline:
+            clock.advance(1.1)  # the lobby polls its directory about once a second
+            app.frame()
+            time.sleep(0.1)
+        assert lobby.listings, peers[0].explain()
+        recorder = TextRecorder()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(draw, "text", recorder)
+            drawn = recorder.frame(app)
+    finally:
+        directory.close()
+    (table,) = lobby.listings
+    assert f"{table.code}@{table.fingerprint}  ·  Ana  ·  1/4" in drawn
+    assert "3 dados  ·  30 s por turno  ·  V17 sí" in drawn
+    assert "join_0" in {b.name for b in lobby.buttons}
