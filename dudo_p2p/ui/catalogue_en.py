@@ -261,7 +261,7 @@ EN: dict[str, str] = {
     "error.join_unavailable": "Joining by address is not available in this version yet.",
     "error.generic": "Something went wrong at the table: {why}",
     "join.no_answer": "Nobody answered at {address} within {s} s (is the table open? "
-                      "is the address right?)",
+                      "is the address right? does the host have this version of the game?)",
     "join.refused": "The table did not seat us: {why}",
     "refused.full": "the table is full",
     "refused.started": "the game has already started",

@@ -264,7 +264,8 @@ ES: dict[str, str] = {
     "error.join_unavailable": "Unirse por dirección aún no está disponible en esta versión.",
     "error.generic": "Algo falló en la mesa: {why}",
     "join.no_answer": "Nadie contestó en {address} en {s} s (¿está la mesa abierta? "
-                      "¿es la dirección correcta?)",
+                      "¿es la dirección correcta? ¿tiene el anfitrión esta versión del "
+                      "juego?)",
     "join.refused": "La mesa no nos sentó: {why}",
     "refused.full": "la mesa está llena",
     "refused.started": "la partida ya empezó",
