@@ -5,9 +5,15 @@
   kept here is the other half of the proof.
 - :class:`VoteBook` holds the signed ``vote`` envelopes by (epoch, target), the evidence
   held against seats, and the removal certificates the votes completed: votes of a **strict
-  majority of the epoch's other live seats** remove the target, except that with **two
-  seats** left one vote is only a claim unless the target consented (its own vote) or
-  evidence proves it cheated (:meth:`VoteBook.tally`, protocol.md §4.6).
+  majority of the target's other seats still in the epoch** remove the target, except that
+  with **two seats** left one vote is only a claim unless the target consented (its own
+  vote) or evidence proves it cheated (:meth:`VoteBook.tally`, protocol.md §4.6). A seat
+  already removed in the epoch has no vote there and no longer counts in the majority
+  (:func:`carries`): two colluders at four seats used the stale vote of the one removed
+  first, with the other's, to remove an honest seat.
+- :func:`removal_order` decides whether a set of removals of one epoch could have been
+  made one after the other by that rule (what ``verify`` and a spectator check: a record
+  keeps an epoch's removals in seat order, not in the order they were decided).
 - :func:`majority_removed` decides whether votes against us, of an epoch our log has
   already left, still mean the table removed us (never a lone vote at two seats).
 
@@ -17,11 +23,11 @@ sends, chains and journals.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from dudo_p2p.consensus.reasons import Reason
-from dudo_p2p.consensus.replica import Seating
+from dudo_p2p.consensus.replica import Replica, Seating
 from dudo_p2p.protocol.envelope import Envelope
 from dudo_p2p.protocol.kinds import Vote
 
@@ -68,6 +74,62 @@ class Verdict:
     cert: list[bytes]
 
 
+def removed_in(rep: Replica, epoch: int) -> frozenset[int]:
+    """The seats removed in ``epoch`` so far (after its call, or by the removals that voided
+    it): their votes of that epoch no longer count (protocol.md §4.6)."""
+    ep = rep.epoch
+    if epoch == ep.number:
+        return frozenset(ep.withheld)
+    if ep.voided is not None and ep.voided[0].number == epoch:
+        base, gone = ep.voided
+        return frozenset(base.withheld) | {seat for seat, _ in gone}
+    return frozenset()
+
+
+def remaining(participants: Iterable[int], removed: Collection[int], target: int) -> list[int]:
+    """The seats whose votes count against ``target``: the epoch's participants not removed
+    in it (a removed seat's vote, even one signed before its removal, counts no more), but
+    the target itself."""
+    return [s for s in participants if s not in removed and s != target]
+
+
+def carries(voters: Collection[int], others: Collection[int], proven: bool) -> bool:
+    """Votes by ``voters`` remove a seat whose other remaining seats are ``others``: a
+    strict majority of them; with one other left (two seats), only with the target's
+    consent or evidence of its cheat (``proven``): one vote alone is a claim (§4.6)."""
+    count = sum(1 for v in voters if v in others)
+    return count * 2 > len(others) and (len(others) != 1 or proven)
+
+
+def removal_order(
+    participants: Iterable[int], certs: Mapping[int, tuple[frozenset[int], bool]]
+) -> tuple[int, ...] | None:
+    """An order in which the removals ``certs`` (target -> its voters, and whether its
+    consent or evidence is held) of one epoch with ``participants`` can each be made by
+    :func:`carries`, with the votes and seats of those removed before it left out; None if
+    there is none. A live peer makes them in the order their votes complete, which a record
+    does not keep (an epoch's removals are chained in seat order): a record is valid when
+    some order works. An epoch removes a few seats at most: the search is small."""
+    parts = tuple(participants)
+    dead: set[frozenset[int]] = set()
+
+    def search(removed: frozenset[int]) -> tuple[int, ...] | None:
+        if len(removed) == len(certs):
+            return ()
+        if removed in dead:
+            return None
+        for target in sorted(set(certs) - removed):
+            voters, proven = certs[target]
+            if carries(voters, remaining(parts, removed, target), proven):
+                rest = search(removed | {target})
+                if rest is not None:
+                    return (target, *rest)
+        dead.add(removed)
+        return None
+
+    return search(frozenset())
+
+
 class VoteBook:
     """Signed removal votes by (epoch, target seat), the evidence held against seats, and
     the certificates the votes completed."""
@@ -106,27 +168,34 @@ class VoteBook:
         return any(v not in (me, target) for v in self.votes.get((epoch, target), {}))
 
     def tally(
-        self, epoch: int, target: int, participants: Iterable[int], open_entry: OpenEntry
+        self, epoch: int, target: int, participants: Iterable[int], open_entry: OpenEntry,
+        removed: Collection[int] = (),
     ) -> Verdict | None:
-        """None until the votes against ``target`` come from a strict majority of the other
-        ``participants`` of ``epoch``; then a removal (the certificate is kept), or, with two
-        participants and neither the target's own vote nor evidence against it, a claim."""
+        """None until the votes against ``target`` come from a strict majority of its other
+        seats still in ``epoch`` (its ``participants`` but those ``removed`` in it, whose
+        votes no longer count); then a removal (the certificate is kept: the counted votes),
+        or, with two seats left and neither the target's own vote nor evidence against it,
+        a claim when the epoch has two participants (when it began with more and a removal
+        left two, None: a lone vote there neither removes nor ends the game)."""
         parts = tuple(participants)
+        others = remaining(parts, removed, target)
         box = self.votes.get((epoch, target), {})
-        voters = sorted(v for v in box if v in parts and v != target)
-        if len(voters) * 2 <= len(parts) - 1:
+        voters = sorted(v for v in box if v in others)
+        if not carries(voters, others, proven=True):
             return None
         bodies = [open_entry(box[v]).body for v in voters]
         reason = next((Reason.parse(b.reason) for b in bodies if isinstance(b, Vote)),
                       Reason.UNKNOWN)
         cert = [box[v] for v in voters]
-        if len(parts) == 2:
+        if len(others) == 1:
             if target in box:
                 cert = [box[v] for v in sorted({*voters, target})]  # consent: its own vote
             elif target in self.evidence:
                 cert = [*cert, *self.evidence[target]]
-            else:
+            elif len(parts) == 2:
                 return Verdict(False, reason, cert)
+            else:
+                return None
         self.certificates[(epoch, target)] = cert
         return Verdict(True, reason, cert)
 

@@ -15,8 +15,9 @@ Format (protocol.md §4.8): one canonical msgpack map ::
 :func:`verify_record` replays the items through a fresh
 :class:`~dudo_p2p.consensus.replica.Replica`, which re-checks every signature, hash link,
 commitment, derived die, rule and result, and checks each removal's votes (a strict majority
-of the other seats of that epoch; with two seats, also the removed seat's own vote or
-evidence of its cheat: never the winner's word alone) and an abandonment's claim. Pure: the
+of the other seats still in that epoch, a seat removed in it having no vote: the removals of
+one epoch must have some order that works; with two seats, also the removed seat's own vote
+or evidence of its cheat: never the winner's word alone) and an abandonment's claim. Pure: the
 caller reads the file.
 """
 
@@ -27,8 +28,9 @@ from dataclasses import dataclass
 
 from dudo_p2p.consensus.bindings import check_vote
 from dudo_p2p.consensus.evidence import LOG_KINDS, check_proof, proves_cheat
+from dudo_p2p.consensus.faults import remaining, removal_order
 from dudo_p2p.consensus.genesis import seating_from
-from dudo_p2p.consensus.replica import ChainItem, EpochPhase, Replica, Seating
+from dudo_p2p.consensus.replica import ChainItem, EpochPhase, EpochState, Replica, Seating
 from dudo_p2p.errors import DecodeError, DudoError, RemoteProtocolError
 from dudo_p2p.protocol.codec import decode, encode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope
@@ -40,7 +42,6 @@ __all__ = [
     "RecordVerifier",
     "RecordViolation",
     "Summary",
-    "check_certificate",
     "check_proof",
     "encode_record",
     "verify_record",
@@ -106,14 +107,16 @@ def encode_record(
     return encode(doc)
 
 
-def check_certificate(
+def read_certificate(
     seating: Seating, replica: Replica, number: int, seat: int, votes: list[object]
-) -> None:
-    """A removal of ``seat`` in epoch ``number`` (the current one, or the one just voided by
-    other removals) needs signed votes from a strict majority of that epoch's other
-    participants; with two participants also the seat's own vote (it quit) or two entries
-    it signed that prove it cheated (§4.6: the winner's word alone is a claim, not a
-    forfeit); RemoteProtocolError otherwise."""
+) -> tuple[EpochState, frozenset[int], bool]:
+    """The votes of a removal of ``seat`` in epoch ``number`` (the current one, or the one
+    just voided by other removals): each a signed vote of that epoch against ``seat`` by one
+    of its participants, or the seat's own (it quit), then any entries it signed (evidence).
+    Returns the epoch's state, the voters, and whether the seat's consent or a proof of its
+    cheat is held (what a removal at two seats needs, §4.6); RemoteProtocolError if a vote
+    is not one. Whether the voters are enough depends on the epoch's other removals
+    (:func:`~dudo_p2p.consensus.faults.removal_order`, :meth:`RecordVerifier.settle`)."""
     epoch = replica.removal_epoch(number)
     if epoch is None:
         raise RemoteProtocolError(f"a removal of epoch {number}: the log is past it")
@@ -140,15 +143,7 @@ def check_certificate(
         if voter is None or voter not in epoch.participants:
             raise RemoteProtocolError(f"seat {voter} may not vote on seat {seat}")
         voters.add(voter)
-    others = len(epoch.participants) - 1
-    if len(voters) * 2 <= others:
-        raise RemoteProtocolError(
-            f"removal of seat {seat} has {len(voters)} votes of {others}: not a strict majority"
-        )
-    if others == 1 and not consent and not proves_cheat(seating, seat, evidence):
-        raise RemoteProtocolError(
-            f"removal of seat {seat} of two on the other's word alone: a claim, not a forfeit"
-        )
+    return epoch, frozenset(voters), consent or proves_cheat(seating, seat, evidence)
 
 
 class RecordVerifier:
@@ -163,6 +158,12 @@ class RecordVerifier:
         self.replica = Replica(seating)
         self.removals: list[tuple[int, str]] = []
         self.count = 0  # items taken so far: the next one is item ``count``
+        # the removals of one epoch taken last (chained together, in seat order): seat ->
+        # (its voters, consent or evidence held), their epoch, and whether some order makes
+        # each a majority of the seats left (checked at each, required once they end)
+        self.group: dict[int, tuple[frozenset[int], bool]] = {}
+        self.group_epoch: EpochState | None = None
+        self.group_ok = True
 
     def open_entry(self, raw: bytes) -> Envelope:
         """Open an entry of this game: signed by a seat, for this game id."""
@@ -175,18 +176,52 @@ class RecordVerifier:
         try:
             match item:
                 case bytes():
+                    self.settle()
                     replica.replay([ChainItem(replica.epoch.number, b"", item)], self.open_entry)
                 case ["removal", int() as epoch, int() as seat, str() as reason, list() as votes]:
                     if not 0 <= seat < seating.n:
                         raise RemoteProtocolError(f"removal of seat {seat} in epoch {epoch}")
-                    check_certificate(seating, replica, epoch, seat, list(votes))
+                    if self.group_epoch is not None and self.group_epoch.number != epoch:
+                        self.settle()
+                    state, voters, proven = read_certificate(
+                        seating, replica, epoch, seat, list(votes))
                     replica.remove(seat, reason, epoch)
                     self.removals.append((seat, reason))
+                    self.group_epoch = state
+                    self.group[seat] = (voters, proven)
+                    self.group_ok = removal_order(state.participants, self.group) is not None
                 case _:
                     raise DecodeError("an item is an entry or a removal")
+        except RecordViolation:
+            raise  # the removals before this item (settle): named already
         except DudoError as exc:
             raise RecordViolation(self.count, str(exc)) from exc
         self.count += 1
+
+    def settle(self) -> None:
+        """The removals of one epoch taken last are all there (an entry or another epoch's
+        removal follows, or the record ends): RecordViolation unless they can have been made
+        one after the other, each by votes of a strict majority of its other seats still in
+        the epoch (§4.6: a removed seat's votes count no more), with two seats left only
+        with the seat's consent or evidence. Named: the last removal of them."""
+        epoch, ok, group = self.group_epoch, self.group_ok, self.group
+        self.group, self.group_epoch, self.group_ok = {}, None, True
+        if epoch is None or ok:
+            return
+        if len(group) > 1:
+            why = (f"removal of seats {sorted(group)} in epoch {epoch.number}: no order in "
+                   "which each has the votes of a strict majority of the seats left (a "
+                   "removed seat's votes count no more; two seats left need consent or "
+                   "evidence)")
+        else:
+            ((seat, (voters, _)),) = group.items()
+            others = remaining(epoch.participants, (), seat)
+            count = len(voters & set(others))
+            why = (f"removal of seat {seat} of two on the other's word alone: a claim, not "
+                   "a forfeit" if len(others) == 1 and count else
+                   f"removal of seat {seat} has {count} votes of {len(others)}: not a "
+                   "strict majority")
+        raise RecordViolation(self.count - 1, why)
 
 
 def verify_record(
@@ -221,6 +256,7 @@ def verify_record(
         verifier.add(item)
         if observe is not None:
             observe(verifier.count - 1, replica.engine)
+    verifier.settle()
     proofs = doc["proofs"]
     for index, proof in enumerate(proofs if isinstance(proofs, list) else [None]):
         try:

@@ -43,7 +43,7 @@ from dudo_p2p.consensus.context import SeatContext
 from dudo_p2p.consensus.dealing import bad_deal_evidence, proves_bad_deal, received_share
 from dudo_p2p.consensus.effects import Effects, Emit, Log, Persist, Send
 from dudo_p2p.consensus.evidence import bad_opening, check_proof, proves_cheat
-from dudo_p2p.consensus.faults import VoteBook, majority_removed
+from dudo_p2p.consensus.faults import VoteBook, majority_removed, removed_in
 from dudo_p2p.consensus.presence import Presence
 from dudo_p2p.consensus.reasons import CheatKind, Outcome, Reason
 from dudo_p2p.consensus.replica import EpochPhase
@@ -299,7 +299,8 @@ class Removals:
             for item in rep.chain[state.anchor_index :]
         ):
             return  # already removed in that epoch
-        verdict = self.votes.tally(epoch, target, state.participants, ctx.open)
+        verdict = self.votes.tally(epoch, target, state.participants, ctx.open,
+                                   removed_in(rep, epoch))
         if verdict is None:
             return
         if not verdict.remove:
@@ -316,6 +317,11 @@ class Removals:
             # resolved as if the removed seat had revealed (withheld.py)
             yield Emit(ev.RoundResolved(rep.engine.results[-1]))
         yield from self.on_removed(epoch, voided, now)
+        # the removal took a seat out of the count: the votes held against another seat of
+        # that epoch may now be a strict majority of those left (their own votes still are)
+        for held_epoch, other in list(self.votes.votes):
+            if held_epoch == epoch and other != target:
+                yield from self.maybe_remove(epoch, other, now)
 
     def abandon(self, seat: int, reason: Reason, claims: list[bytes]) -> Effects:
         """Two seats left and one claims the other silent or stalled: the game ends with no
