@@ -114,9 +114,11 @@ def drive(
     play: bool = True,
     seed: int = 1,
     each_step: Callable[[HostileNode], None] | None = None,
+    hold: Callable[[], bool] | None = None,
 ) -> bool:
     """Run the hostile node until ``until()`` or ``timeout`` s; it plays its seat with an
-    easy bot when ``play`` (its moves are legal: the cheating is in ``tamper``)."""
+    easy bot when ``play`` (its moves are legal: the cheating is in ``tamper``), except
+    while ``hold()`` (an attack waits until its frame reached the honest peers)."""
     bot = make_bot("easy", random.Random(seed))
     deadline = time.monotonic() + timeout
     while not until():
@@ -126,7 +128,7 @@ def drive(
         if each_step is not None:
             each_step(node)
         m = node.machine
-        if play and m is not None and not m.over:
+        if play and m is not None and not m.over and not (hold is not None and hold()):
             legal = m.legal_actions()
             if legal:
                 node.carry_out(m.submit(bot.decide(m.view(), list(legal)), node.clock()))  # type: ignore[arg-type]
