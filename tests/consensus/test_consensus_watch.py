@@ -397,22 +397,20 @@ def test_a_spectator_is_told_every_move_deal_reveal_and_end_a_seat_is_told() -> 
     turns = [e for e in told if isinstance(e, TurnTimer)]
     for seat in range(3):
         theirs = [_no_opener(e) for e in _told(net.events[seat])]
-        # the same events as every seat, in the same rounds. Two differences, the seats'
-        # (seen with this seed): a seat may be told a call before the bid it answers (the
-        # call's certificate completed first), and a deal's opener after the opening bid
-        # was chained in the same step; the log's order is the record's, above
+        # the same events as every seat, in the same rounds (each seat's own order is the
+        # log's: tests/consensus/test_consensus_event_order.py)
         assert Counter(map(repr, map(_no_opener, _told(told)))) == Counter(map(repr, theirs))
         rounds = (RoundStarted, RoundResolved, GameOver)
         assert ([_no_opener(e) for e in told if isinstance(e, rounds)]
                 == [e for e in theirs if isinstance(e, rounds)])
         # every turn a seat was told, the spectator was told (no turn timer here: None)
         assert not Counter(e for e in net.events[seat] if isinstance(e, TurnTimer)) - Counter(turns)
-    # whose turn it is, turn by turn, exactly as the seats told in the log's order are told
-    # it (a seat told a call before the bid it answers misses the bidder's next turn: seat 2
-    # at protocol version 1, seat 1 at version 2, the dice deciding which; two seats at least)
+    # whose turn it is, turn by turn, exactly as every seat is told it (each is told in the
+    # log's order since faults' fix; before, a seat told a call before the bid it answers
+    # missed the bidder's next turn: seat 2 at protocol version 1, seat 1 at version 2)
     told_in_order = [s for s in range(3)
                      if [e for e in net.events[s] if isinstance(e, TurnTimer)] == turns]
-    assert len(told_in_order) >= 2, told_in_order
+    assert told_in_order == [0, 1, 2]
     # each deal is followed by the turn of the seat that opens it
     for at, event in enumerate(told[:-1]):
         if isinstance(event, RoundStarted):
