@@ -34,8 +34,11 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
-from dudo_p2p.cli.play import Listing
-from dudo_p2p.crypto.identity import Identity, fingerprint
+from dudo_p2p.cli.lan_list import Listing, listing
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.net.beacon import decode, encode
+from dudo_p2p.net.discovery import Seen
+from dudo_p2p.node.advert import beacon_for
 from dudo_p2p.node.node import NetConfig, Node
 from dudo_p2p.node.reachable import reachable
 from dudo_p2p.rules import RuleSet
@@ -88,7 +91,11 @@ def main(out: Path, bind: str) -> int:
                      rules=RULES, turn_timer_ms=TURN_TIMER_MS)
     port = host.port
     where = next(iter(reachable(host)), f"127.0.0.1:{port}")
-    listed = [Listing(host.table_code or "", where, 1, 4, "Ana", fingerprint(ana_key.public_key))]
+    # Beto's row is made as his lobby makes it: Ana's own beacon, through the wire's bytes.
+    beacon = decode(encode(beacon_for(ana_key.public_key, port, "Ana", host.lobby,
+                                      playing=False)))
+    seen_at = where.rsplit(":", 1)[0]
+    listed = [listing(Seen(beacon, seen_at, clock.now, clock.now))]
     joining = NetConfig(bind="127.0.0.1", discovery=False)
     sessions = [NodeSession(host)] + [
         NodeSession(Node.join(Identity.generate(), name, joining,
