@@ -16,8 +16,9 @@ namespace whose one interface holds 192.168.1.20, so the room lists the address 
 types::
 
     ip netns add shots && ip -n shots link set lo up
-    ip -n shots link add lan0 type dummy && ip -n shots addr add 192.168.1.20/24 dev lan0
-    ip -n shots link set lan0 up
+    ip -n shots link add lan0 type veth peer name lan1   # veth: kernels without dummy links
+    ip -n shots addr add 192.168.1.20/24 dev lan0
+    ip -n shots link set lan0 up && ip -n shots link set lan1 up
     ip netns exec shots python scripts/evening_shots.py docs --bind 0.0.0.0
     ip netns del shots
 """
