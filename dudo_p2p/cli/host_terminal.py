@@ -1,8 +1,9 @@
 """The host's seat of ``dudo-p2p host`` (without ``--headless``) played from the terminal, game
 after game with the same table.
 
-On our turn our dice, the standing bid and the legal actions are listed in words ("bid two
-threes", "dudo!"), numbered, and a number on stdin plays one (the
+On our turn our dice, the standing bid and the legal actions are listed in words ("two
+threes", "¡Dudo!": the window's words, from the English catalogue: ui/words.action_words),
+numbered, and a number on stdin plays one (the
 turn timer's bot plays a turn nobody answered). When a game is won, the terminal asks
 "one more game with the same table?": ``y`` says yes to the others (``again``, protocol.md
 §4.9 "One more game", the same :class:`~dudo_p2p.session.again.AgainSession` as the
@@ -26,23 +27,14 @@ from dudo_p2p.cli import common
 from dudo_p2p.errors import IllegalAction
 from dudo_p2p.node.node import Node
 from dudo_p2p.protocol import names
-from dudo_p2p.rules import (
-    Action,
-    Calzo,
-    ChooseDirection,
-    ChoosePalifico,
-    DoubtClaim,
-    Dudo,
-    Matar,
-    Pasar,
-    Picado,
-    Raise,
-)
 from dudo_p2p.session.again import AgainSession
 from dudo_p2p.session.node_session import NodeSession
+from dudo_p2p.ui.i18n import Tr
+from dudo_p2p.ui.words import action_words
 
 YES = ("y", "yes", "s", "si", "sí")
 AGAIN_QUESTION = "one more game with the same table? [y/n]"
+ENGLISH = Tr("en")  # the terminal speaks English: the catalogue's words for the moves
 
 
 class Keyboard:
@@ -131,7 +123,7 @@ def play_turn(session: NodeSession | AgainSession, shown: list[Any],
         standing = view.standing_bid.spoken("en") if view.standing_bid is not None else "none"
         print(f"your dice: {' '.join(map(str, view.own_dice or ()))}; standing bid: {standing}")
         for i, action in enumerate(legal):
-            print(f"  {i}: {said(action)}")
+            print(f"  {i}: {action_words(ENGLISH, action)}")
         print("> ", end="", flush=True)
     if typed == "":
         return None
@@ -143,30 +135,6 @@ def play_turn(session: NodeSession | AgainSession, shown: list[Any],
     except (ValueError, IndexError, IllegalAction) as exc:
         print(f"not that: {exc}", flush=True)
         return shown
-
-
-def said(action: Action) -> str:
-    """An action as the terminal lists it: "bid two threes", "dudo!", "picado: two aces"."""
-    match action:
-        case Raise(bid=bid):
-            return f"bid {bid.spoken('en')}"
-        case Picado(bid=bid):
-            return f"picado: {bid.spoken('en')} (reverses the direction)"
-        case Dudo():
-            return "dudo!"
-        case Calzo():
-            return "calzo!"
-        case Matar():
-            return "matar!"
-        case Pasar():
-            return "pasar"
-        case DoubtClaim():
-            return "doubt the claim!"
-        case ChooseDirection(clockwise=clockwise):
-            return "clockwise" if clockwise else "counter-clockwise"
-        case ChoosePalifico(mode=mode):
-            return f"palifico: {mode}"
-    return str(action)
 
 
 def say(line: str, *, prompt: bool = False) -> None:

@@ -41,31 +41,39 @@ def seat_name(names: Sequence[str], seat: int | None) -> str:
     return name or "—"
 
 
-def action_line(tr: Tr, names: Sequence[str], action: Action) -> str:
-    """One line of the bid history: "Ana: cuatro quinas", "Bruno: ¡Dudo!"."""
-    seat = getattr(action, "seat", None)
-    name = seat_name(names, seat)
+def action_words(tr: Tr, action: Action) -> str:
+    """An action in words, without who played it ("cuatro quinas", "¡Dudo!", "palifico
+    abierto"): one catalogue key per kind of action (``action.*``). The window's history line
+    (:func:`action_line`) and the terminal's list of moves (``cli/host_terminal.py``, in
+    English) both say an action this way. "" for an action this version cannot name."""
     match action:
         case Raise(bid=bid):
-            return tr("history.raise", name=name, bid=bid.spoken(tr.lang))
+            return tr("action.raise", bid=bid.spoken(tr.lang))
         case Picado(bid=bid):
-            return tr("history.picado", name=name, bid=bid.spoken(tr.lang))
+            return tr("action.picado", bid=bid.spoken(tr.lang))
         case Dudo():
-            return tr("history.dudo", name=name)
+            return tr("action.dudo")
         case Calzo():
-            return tr("history.calzo", name=name)
+            return tr("action.calzo")
         case Matar():
-            return tr("history.matar", name=name)
+            return tr("action.matar")
         case Pasar():
-            return tr("history.pasar", name=name)
+            return tr("action.pasar")
         case DoubtClaim():
-            return tr("history.doubt_claim", name=name)
+            return tr("action.doubt_claim")
         case ChooseDirection(clockwise=cw):
-            return tr("history.direction_cw" if cw else "history.direction_ccw", name=name)
+            return tr("action.direction_cw" if cw else "action.direction_ccw")
         case ChoosePalifico(mode=mode):
-            mode_text = tr(PALIFICO_MODE_KEYS.get(mode, "palifico.normal"))
-            return tr("history.palifico", name=name, mode=mode_text)
-    return name
+            return tr("action.palifico", mode=tr(PALIFICO_MODE_KEYS.get(mode, "palifico.normal")))
+    return ""
+
+
+def action_line(tr: Tr, names: Sequence[str], action: Action) -> str:
+    """One line of the bid history: "Ana: cuatro quinas", "Bruno: ¡Dudo!" (the name alone for
+    an action :func:`action_words` cannot name)."""
+    name = seat_name(names, getattr(action, "seat", None))
+    what = action_words(tr, action)
+    return tr("history.action", name=name, what=what) if what else name
 
 
 def event_line(tr: Tr, names: Sequence[str], event: Event) -> str | None:

@@ -20,11 +20,12 @@ from test_node_again import records_of
 
 from dudo_p2p.cli.host_terminal import AGAIN_QUESTION
 from dudo_p2p.consensus.record import verify_record
+from dudo_p2p.rules import Bid
 
 pytestmark = pytest.mark.e2e
 
 START_S = 60.0  # processes starting and seating, at load
-DUDO = re.compile(r"^\s+(\d+): dudo!$", re.MULTILINE)
+DUDO = re.compile(r"^\s+(\d+): ¡Dudo!$", re.MULTILINE)
 PROMPT = "\n> "
 
 
@@ -119,7 +120,10 @@ def test_the_terminal_host_offers_one_more_game_with_the_same_table(
     assert host.summary()["log_hash"] == records[-1].log_hash
     text = host.text()
     assert text.count(AGAIN_QUESTION) == games, text[-3000:]
-    assert "your dice: " in text and ": bid " in text and ": dudo!" in text  # in words
+    # in the window's English words (ui/words.action_words): "  3: four fives", "  7: ¡Dudo!"
+    listed_bid = any(f": {Bid(n, face).spoken('en')}\n" in text
+                     for n in range(1, 31) for face in range(1, 7))
+    assert "your dice: " in text and listed_bid and DUDO.search(text), text[-3000:]
     if games == 2:
         first, second = records
         assert second.prev == first.log_hash and set(second.pubs) == set(first.pubs)

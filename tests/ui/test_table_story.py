@@ -48,8 +48,8 @@ def test_the_reveal_shows_the_round_it_ends_not_the_next_one(
     assert isinstance(actions[-1], Dudo | Calzo)
     assert all(isinstance(a, Raise) for a in actions[:-1]) and actions[:-1]
     assert actions[-2].bid == reveal.result.bid  # type: ignore[union-attr]
-    assert tr("history.dudo" if isinstance(actions[-1], Dudo) else "history.calzo",
-              name=scene.names[actions[-1].seat]) in drawn
+    assert tr("history.action", name=scene.names[actions[-1].seat],
+              what=tr("action.dudo" if isinstance(actions[-1], Dudo) else "action.calzo")) in drawn
 
 
 def test_each_seats_badge_counts_the_dice_that_matched(
