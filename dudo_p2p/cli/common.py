@@ -194,13 +194,13 @@ def open_node(
 
 def game_exit(session: NodeSession) -> Exit:
     """How the game ended for us, as the exit code (the ``--json`` ``outcome``)."""
-    outcome = session.ending().outcome
-    if outcome is None:
-        return Exit.REFUSED if session.node.stats.refusals else Exit.FAILED
+    end = session.ending()
+    if end.outcome is None:
+        return Exit.REFUSED if end.refused else Exit.FAILED
     return {
         Outcome.FINISHED: Exit.OK, Outcome.REMOVED: Exit.REMOVED,
         Outcome.ABANDONED: Exit.ABANDONED, Outcome.TABLE_GONE: Exit.TABLE_GONE,
-    }.get(outcome, Exit.FAILED)
+    }.get(end.outcome, Exit.FAILED)
 
 
 def ending(session: NodeSession, code: Exit, interrupted: bool) -> str | None:
@@ -222,8 +222,7 @@ def ending(session: NodeSession, code: Exit, interrupted: bool) -> str | None:
             return (f"game abandoned: two seats were left and {seated[end.abandoned_by]} "
                     "went silent or stalled; nobody wins")
         case Exit.REFUSED:
-            refusals = session.node.stats.refusals
-            return f"the table refused us: {'; '.join(r.text for r in refusals)}"
+            return f"the table refused us: {'; '.join(end.refused)}"
     why = "interrupted" if interrupted else "timed out"
     return f"game not finished ({why})"
 
@@ -259,7 +258,7 @@ def progress(label: str, session: NodeSession, event: Any) -> None:
         who = seated[event.winner] if event.winner < len(seated) else event.winner
         print(f"{label}: game over, {who} wins", file=sys.stderr, flush=True)
     elif isinstance(event, SeatDisconnected):
-        left = max(0.0, event.until - session.node.clock())
+        left = max(0.0, event.until - session.now())
         print(f"{label}: {seated[event.seat]}: disconnected, {left:.0f} s to come back",
               file=sys.stderr, flush=True)
     elif isinstance(event, SeatReconnected):

@@ -121,6 +121,8 @@ class Ending:
     ``silent_after``: how long no seat was heard before we called the table gone
     (TABLE_GONE). ``abandoned_by``: the seat that went silent or stalled (ABANDONED), and
     ``other``: the seat left with us of the last two (who claimed it, when it was us).
+    ``refused``: never seated, why the tables we asked refused us, in order (one line each;
+    empty when none answered).
     """
 
     outcome: Outcome | None
@@ -130,6 +132,7 @@ class Ending:
     silent_after: float = 0.0
     abandoned_by: int | None = None
     other: int | None = None
+    refused: tuple[str, ...] = ()
 
 
 @runtime_checkable

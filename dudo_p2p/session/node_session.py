@@ -252,7 +252,7 @@ class NodeSession:
         """How the game ended (or stands) for our seat; ``outcome`` None: never seated."""
         machine = self.node.machine
         if machine is None:
-            return Ending(None)
+            return Ending(None, refused=tuple(r.text for r in self.node.stats.refusals))
         me = machine.seat
         removed_for = next((i.reason for i in machine.replica.chain if i.removed_seat == me),
                            Reason.REMOVED)
@@ -262,6 +262,10 @@ class NodeSession:
             removed_for=removed_for, silent_after=machine.presence.gone_after,
             abandoned_by=machine.abandoned_by, other=other,
         )
+
+    def now(self) -> float:
+        """The session's clock: the one event times are on (``SeatDisconnected.until``)."""
+        return self.node.clock()
 
     def record(self) -> tuple[str, bytes] | None:
         """The game record (what ``dudo-p2p verify`` reads) and its file name
