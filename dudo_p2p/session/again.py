@@ -38,10 +38,7 @@ from dudo_p2p.rules import Action, SeatView
 from dudo_p2p.session.api import (
     Gatherer,
     Gathering,
-    Hurrier,
     PlayerInfo,
-    Rematcher,
-    Scored,
     Session,
 )
 from dudo_p2p.session.events import Event
@@ -49,7 +46,7 @@ from dudo_p2p.session.events import Event
 TICK_EVERY = 0.05  # both tables are run at least this often while the old one stays
 
 
-class Seat(Session, Gatherer, Hurrier, Scored, Protocol):
+class Seat(Session, Gatherer, Protocol):
     """Our seat at the next game's table, as :class:`AgainSession` drives it: a
     :class:`~dudo_p2p.session.node_session.NodeSession` (named here only as a protocol:
     node_session builds us, so we do not import it)."""
@@ -210,14 +207,15 @@ class AgainSession:
             self.current.hurry()
 
     def scoreboard(self) -> Scoreboard | None:
-        """The evening so far (:class:`~dudo_p2p.session.api.Scored`)."""
+        """The evening so far (:meth:`~dudo_p2p.session.api.Session.scoreboard`)."""
         if self.current is not None:
             return self.current.scoreboard()
         return self.evening.scoreboard()
 
     def one_more(self, *, host: bool | None = None) -> Session | None:
-        """After the next game was won too: one more again (:class:`Rematcher`); ``host``
-        as this session's unless given."""
+        """After the next game was won too: one more again
+        (:meth:`~dudo_p2p.session.api.Session.one_more`); ``host`` as this session's unless
+        given."""
         if self.current is None:
             return None
         session = self.current.one_more(host=self.hosts if host is None else host)
@@ -351,10 +349,9 @@ class AgainSession:
         old.close()
 
 
-def _contracts(session: AgainSession) -> tuple[Session, Gatherer, Scored, Rematcher, Hurrier]:
-    """Never called: mypy checks here that the session keeps every protocol the window uses
-    (they are runtime-checkable, so a missing method would silently drop a feature)."""
-    return session, session, session, session, session
+def _contracts(session: AgainSession) -> tuple[Session, Gatherer]:
+    """Never called: mypy checks here that the session keeps every protocol the window uses."""
+    return session, session
 
 
 DECLINE_FLUSH_S = 0.1  # a decline gets this long to leave before the sockets close

@@ -22,6 +22,10 @@ Contract:
 - ``poll_events()`` never blocks; ``wait(timeout)`` blocks at most ``timeout`` seconds or until
   something happened, so a UI loop can sleep in it when nothing moves (an in-process table,
   where nothing runs in the background, just sleeps).
+- ``scoreboard()``, ``one_more()``, ``can_hurry``/``hurry()``: the evening's scoreboard, one
+  more game with the same table, and "skip to the end" of a table whose bots think at a human
+  pace; every session answers them (None, None, False where a table has no such thing), so a
+  UI never asks which kind of session it holds.
 
 A networked seat also says how its game ended (:class:`Ending`, from
 :meth:`~dudo_p2p.session.node_session.NodeSession.ending`): the CLI's last line and exit code.
@@ -30,7 +34,7 @@ A networked seat also says how its game ended (:class:`Ending`, from
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 from dudo_p2p.consensus.evening import Scoreboard
 from dudo_p2p.rules import Action, RuleSet, SeatView
@@ -135,34 +139,23 @@ class Ending:
     refused: tuple[str, ...] = ()
 
 
-@runtime_checkable
-class Scored(Protocol):
-    """A session that keeps the evening's scoreboard: ``scoreboard()`` is the games won per
-    player over the chained games at this table (None before any was won)."""
+class PlainTable:
+    """The answers of a session whose table keeps no evening, has no next game of its own and
+    no paced bots of ours (an in-process table, a spectator's): :class:`Session`'s
+    ``scoreboard``, ``one_more``, ``can_hurry`` and ``hurry``, for it to inherit."""
 
-    def scoreboard(self) -> Scoreboard | None: ...
+    def scoreboard(self) -> Scoreboard | None:
+        return None
 
-
-@runtime_checkable
-class Rematcher(Protocol):
-    """A session that can play one more game with the same table after a won game:
-    ``one_more()`` says "yes" to the others and returns the session of the next game (it
-    takes this session's table over: closing this one then does nothing), or None when this
-    game cannot be followed (not won, or not networked)."""
-
-    def one_more(self) -> Session | None: ...
-
-
-@runtime_checkable
-class Hurrier(Protocol):
-    """A session whose table's bots think at a human pace (ours to run): ``can_hurry`` says
-    whether :meth:`hurry` would do anything; ``hurry()`` makes them play the rest of the game
-    at once (the player's "skip to the end", once out of the game)."""
+    def one_more(self) -> Session | None:
+        return None  # the window starts a new table with the same request instead
 
     @property
-    def can_hurry(self) -> bool: ...
+    def can_hurry(self) -> bool:
+        return False
 
-    def hurry(self) -> None: ...
+    def hurry(self) -> None:
+        """Nothing thinks at a human pace here."""
 
 
 class Session(Protocol):
@@ -193,5 +186,24 @@ class Session(Protocol):
     def wait(self, timeout: float) -> None: ...
 
     def players(self) -> tuple[PlayerInfo, ...]: ...
+
+    def scoreboard(self) -> Scoreboard | None:
+        """The games won per player over the chained games at this table (None: a table
+        that keeps no evening, or before any game was won)."""
+
+    def one_more(self) -> Session | None:
+        """After a won game, one more with the same table: says "yes" to the others and
+        returns the next game's session (it takes this session's table over: closing this
+        one then does nothing); None when this game cannot be followed (not won, or not
+        networked)."""
+
+    @property
+    def can_hurry(self) -> bool:
+        """Whether :meth:`hurry` would do anything: the table's other seats are bots of ours
+        that think at a human pace."""
+
+    def hurry(self) -> None:
+        """Those bots play the rest of the game at once (the player's "skip to the end",
+        once out of the game); nothing when :attr:`can_hurry` is False."""
 
     def close(self) -> None: ...

@@ -28,12 +28,12 @@ from dudo_p2p.rules import (
     SeatView,
     Spin,
 )
-from dudo_p2p.session.api import Gatherer, PlayerInfo
+from dudo_p2p.session.api import Gatherer, PlainTable, PlayerInfo
 
 BotFn = Callable[[SeatView, list[Action]], Action]
 
 
-class LocalSession:
+class LocalSession(PlainTable):
     """The whole table in one process; ``seat`` is the (first) human seat."""
 
     def __init__(

@@ -31,10 +31,7 @@ from dudo_p2p.session.api import (
     Ending,
     Gatherer,
     Gathering,
-    Hurrier,
     PlayerInfo,
-    Rematcher,
-    Scored,
     Session,
 )
 from dudo_p2p.session.events import (
@@ -77,7 +74,7 @@ class NodeSession:
         hurry_dir: Path | None = None,
     ) -> None:
         self.node = node
-        self.hurry_dir = hurry_dir  # our bot processes' "skip to the end" (Hurrier)
+        self.hurry_dir = hurry_dir  # our bot processes' "skip to the end" (hurry)
         self.evening = evening or Evening()
         self._record: bytes | None = None  # this game's record, once it was won
         self.handed_over = False  # one_more() took the node: close() leaves it open
@@ -280,7 +277,8 @@ class NodeSession:
 
     @property
     def can_hurry(self) -> bool:
-        """Our table's other seats are paced bots of ours (:class:`Hurrier`)."""
+        """Our table's other seats are paced bots of ours
+        (:meth:`~dudo_p2p.session.api.Session.hurry`)."""
         return self.hurry_dir is not None and self.node.seated is not None
 
     def hurry(self) -> None:
@@ -290,12 +288,12 @@ class NodeSession:
             (self.hurry_dir / seated.seating.game_id.hex()).touch()
 
     def scoreboard(self) -> Scoreboard | None:
-        """The evening's scoreboard (:class:`~dudo_p2p.session.api.Scored`): the games
+        """The evening's scoreboard (:meth:`~dudo_p2p.session.api.Session.scoreboard`): the games
         before this one and this one once it was won; None before any game was won."""
         return self.evening.scoreboard(self.won_record())
 
     def one_more(self, *, host: bool = True) -> Session | None:
-        """After a won game: "yes" to one more (:class:`~dudo_p2p.session.api.Rematcher`).
+        """After a won game: "yes" to one more (:meth:`~dudo_p2p.session.api.Session.one_more`).
         The returned :class:`~dudo_p2p.session.again.AgainSession` takes our node and our
         closers over (closing this session then does nothing); None when the game was not
         won (nothing to follow). ``host`` False: never open the next table, only follow."""
@@ -391,7 +389,6 @@ class NodeSession:
         self._queue.append(TimerPlayed(self.seat, action))
 
 
-def _contracts(session: NodeSession) -> tuple[Session, Gatherer, Scored, Rematcher, Hurrier]:
-    """Never called: mypy checks here that the session keeps every protocol the window uses
-    (they are runtime-checkable, so a missing method would silently drop a feature)."""
-    return session, session, session, session, session
+def _contracts(session: NodeSession) -> tuple[Session, Gatherer]:
+    """Never called: mypy checks here that the session keeps every protocol the window uses."""
+    return session, session

@@ -31,11 +31,11 @@ from dudo_p2p.errors import IllegalAction, InvalidValue
 from dudo_p2p.node.node import Node
 from dudo_p2p.node.watcher import Watcher
 from dudo_p2p.rules import Action, SeatView
-from dudo_p2p.session.api import Gatherer, PlayerInfo
+from dudo_p2p.session.api import Gatherer, PlainTable, PlayerInfo
 from dudo_p2p.session.node_session import NodeSession
 
 
-class WatchSession:
+class WatchSession(PlainTable):
     """Watch the table of the seat at ``host:port`` (see the module docstring)."""
 
     def __init__(self, identity: Identity, host: str, port: int, *, table: str = "",

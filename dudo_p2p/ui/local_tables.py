@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from dudo_p2p.rules import Action, SeatView
-from dudo_p2p.session import Event, Gatherer, PlayerInfo, Session
+from dudo_p2p.session import Event, Gatherer, PlainTable, PlayerInfo, Session
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui.request import TableRequest, Unavailable, hotseat_names
 
@@ -25,7 +25,7 @@ BotFn = Callable[[SeatView, list[Action]], Action]
 BotMaker = Callable[[str, random.Random], BotFn]
 
 
-class HotseatSeat:
+class HotseatSeat(PlainTable):
     """Pass-and-play over a :class:`LocalSession` where every seat is human: ``seat`` follows
     the human the table waits for, so the table scene shows a hand-over screen between turns.
     Implements :class:`dudo_p2p.session.Session`."""

@@ -1,17 +1,17 @@
 """The evening scoreboard on screen: games won per player across the games played one after
 another at this table ("one more game"), on the end screen and in the waiting room.
 
-The numbers come from the session (:class:`~dudo_p2p.session.Scored`), which counts them from
-the verified chain of the games' records; this module only draws them: a gold-edged panel,
-the title ("La noche: 3 partidas"), then one row per player, most wins first: the name, the
-key's fingerprint (two friends with one name are two rows) and "2 de 3".
+The numbers come from the session (:meth:`~dudo_p2p.session.Session.scoreboard`), which
+counts them from the verified chain of the games' records; this module only draws them: a
+gold-edged panel, the title ("La noche: 3 partidas"), then one row per player, most wins
+first: the name, the key's fingerprint (two friends with one name are two rows) and "2 de 3".
 """
 
 from __future__ import annotations
 
 import pygame
 
-from dudo_p2p.session import Scoreboard, Scored, Session
+from dudo_p2p.session import Scoreboard, Session
 from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.i18n import Tr
 
@@ -21,7 +21,7 @@ TITLE_H = 46
 
 def board_of(session: Session) -> Scoreboard | None:
     """The session's scoreboard, or None (a table that keeps none, or no game won yet)."""
-    return session.scoreboard() if isinstance(session, Scored) else None
+    return session.scoreboard()
 
 
 def height(board: Scoreboard) -> int:

@@ -25,7 +25,6 @@ from dudo_p2p.rules import (
     RaiseContext,
     min_raise,
 )
-from dudo_p2p.session import Hurrier, Rematcher
 from dudo_p2p.ui.composer import legal_bids, lowest_on_face
 from dudo_p2p.ui.table_core import END_GRACE_S, SKIPPED_REVEAL_S, TableCore
 
@@ -96,7 +95,7 @@ class TableControls(TableCore):
         else a new game with the same request."""
         if not self.end_ready:
             return
-        following = self.session.one_more() if isinstance(self.session, Rematcher) else None
+        following = self.session.one_more()
         if following is not None:
             self.host.continue_with(following, self.request)
         else:
@@ -107,14 +106,13 @@ class TableControls(TableCore):
         """We are out, the game goes on, and its other seats are bots of ours that think at
         a human pace: "skip to the end" is offered."""
         session = self.session
-        return (isinstance(session, Hurrier) and session.can_hurry and not self.skipped
+        return (session.can_hurry and not self.skipped
                 and self.model.winner is None and self.view is not None
                 and not self.view.state.alive[session.seat])
 
     def skip_to_end(self) -> None:
         """The rest of the game at once: our bots stop thinking, reveals stop holding."""
-        if isinstance(self.session, Hurrier):
-            self.session.hurry()
+        self.session.hurry()
         self.skipped = True
         self.reveal_hold = SKIPPED_REVEAL_S
         self._changed = True

@@ -19,7 +19,7 @@ from .helpers import TextRecorder, bot_tables, click_button, play_until
 
 
 class PacedTable:
-    """An in-process bot table that answers like one whose bots think (a Hurrier)."""
+    """An in-process bot table that answers like one whose bots think (can_hurry)."""
 
     def __init__(self, inner: Session) -> None:
         self.inner = inner
