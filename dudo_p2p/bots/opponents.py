@@ -233,6 +233,16 @@ class DoubtModel:
         weights = post[self.readings.index(reading)]
         return sum(w * t for w, t in zip(weights, THRESHOLDS, strict=True)) / sum(weights)
 
+    def reading_weights(self, seat: int) -> dict[float, float]:
+        """Posterior share of each reading of :attr:`readings` for ``seat`` (marginal
+        likelihood, equal prior odds; they sum to 1); equal shares when nothing is known."""
+        post = self._posterior(seat)
+        if post is None:
+            return {r: 1.0 / len(self.readings) for r in self.readings}
+        sums = [sum(row) for row in post]
+        total = sum(sums)
+        return {r: m / total for r, m in zip(self.readings, sums, strict=True)}
+
     def reading(self, seat: int) -> float:
         """The reading of :attr:`readings` whose thresholds explain ``seat``'s doubts best
         (marginal likelihood, equal prior odds); the first when nothing is known."""

@@ -117,3 +117,13 @@ def test_doubts_are_fitted_and_predicted_on_the_scale_the_seat_reads_bids() -> N
         mixed = _accuracy(rows, DEFAULT_CONFIG.public_tau, model.threshold(1, 0.0))
         assert fitted >= floor
         assert fitted >= mixed + gain
+
+
+def test_reading_shares_are_even_before_any_reveal_and_sharpen_with_reveals() -> None:
+    model = DoubtModel()
+    assert model.reading_weights(1) == {r: 1 / len(READINGS) for r in READINGS}
+    _fit("pool:tight", model)  # tight reads no bid: its own dice and the binomial
+    shares = model.reading_weights(1)
+    assert abs(sum(shares.values()) - 1.0) < 1e-9
+    assert max(shares, key=lambda r: shares[r]) == model.reading(1) == 0.0
+    assert shares[0.0] > 0.5

@@ -217,3 +217,69 @@ def test_the_expert_plays_hards_raise_until_every_opponent_is_fitted() -> None:
         expert.playout_choice(view, scored)
         assert expert.playout_hits == 1
     assert raises > 0
+
+
+class _ModelValues:
+    """A stand-in evaluator whose values depend only on the doubt models it was given."""
+
+    def __init__(self, table: dict[float, list[float]], fitted: dict[int, tuple[float, float]]):
+        self.row = table[fitted[1][0]]
+
+    def values(self, candidates: list[Action], rng: random.Random) -> list[float]:
+        full = {a: v for a, v in zip(CANDIDATES, self.row, strict=True)}
+        return [full[a] for a in candidates]
+
+
+CANDIDATES: list[Action] = [Raise(0, Bid(2, 3)), Raise(0, Bid(2, 4)), Raise(0, Bid(3, 3))]
+
+
+def _expert_with_readings(
+    monkeypatch: pytest.MonkeyPatch, shares: dict[float, float], table: dict[float, list[float]]
+) -> tuple[ExpertBot, SeatView]:
+    """An expert whose only opponent (seat 1) was fitted with these reading shares (0.9 the
+    likeliest), valuing CANDIDATES by ``table[reading of seat 1]``."""
+    expert = make_bot("expert", random.Random(3))
+    assert isinstance(expert, ExpertBot)
+    view = bidding_state(2).view(0, (3, 3, 5, 6, 2))
+    doubts = expert._doubts
+    monkeypatch.setattr(doubts, "reading_weights", lambda seat: dict(shares))
+    monkeypatch.setattr(doubts, "threshold", lambda seat, reading=0.0: 0.3 + reading / 10)
+    monkeypatch.setattr(expert, "doubt_models", lambda know: {1: (0.9, 0.39)})
+
+    def fake(view: SeatView, fitted: dict[int, tuple[float, float]] | None = None) -> object:
+        return _ModelValues(table, fitted if fitted is not None else {1: (0.9, 0.39)})
+
+    monkeypatch.setattr(expert, "evaluator", fake)
+    return expert, view
+
+
+def test_a_deviation_must_win_under_every_doubt_model_the_reveals_allow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Under the likeliest reading (0.9: the opponent believes our faces) the bluff 2x4 looks
+    # 0.6 better than the baseline 2x3; under reading 0 (plausible: share 0.3) it is worse.
+    # That is the expert's old loss to pool:liar: a liar's doubts rarely tell its readings
+    # apart, and a raise chosen for a reader was doubted by a non-reader.
+    table = {0.9: [0.0, 0.6, -0.2], 0.5: [0.0, 0.5, -0.2], 0.0: [0.0, -0.3, -0.2]}
+    shares = {0.0: 0.3, 0.5: 0.25, 0.9: 0.45}
+    expert, view = _expert_with_readings(monkeypatch, shares, table)
+    assert [m[1][0] for m in expert.plausible_models(view)] == [0.0, 0.5]
+    assert expert.plausible_models(view)[0][1] == (0.0, 0.3)  # threshold on its own scale
+    assert expert.best_deviation(view, CANDIDATES, 0.25) == CANDIDATES[0]
+    assert expert.robust_vetoes == 1
+    # reading 0 ruled out (share below plausible_share): the deviation is played
+    expert, view = _expert_with_readings(monkeypatch, {0.0: 0.1, 0.5: 0.3, 0.9: 0.6}, table)
+    assert expert.best_deviation(view, CANDIDATES, 0.25) == CANDIDATES[1]
+    # the likeliest model alone (plausible_share None) deviates whatever the others say
+    expert, view = _expert_with_readings(monkeypatch, shares, table)
+    expert.plausible_share = None
+    assert expert.plausible_models(view) == []
+    assert expert.best_deviation(view, CANDIDATES, 0.25) == CANDIDATES[1]
+    # a deviation every plausible model agrees on is played
+    agreed = {r: [0.0, 0.6, -0.2] for r in table}
+    expert, view = _expert_with_readings(monkeypatch, shares, agreed)
+    assert expert.best_deviation(view, CANDIDATES, 0.25) == CANDIDATES[1]
+    assert expert.robust_vetoes == 0
+    # no candidate beats the baseline by the margin under the likeliest model: baseline
+    expert, view = _expert_with_readings(monkeypatch, shares, agreed)
+    assert expert.best_deviation(view, CANDIDATES, 0.7) == CANDIDATES[0]
