@@ -37,6 +37,7 @@ SERIALIZED_SIZE: Final = len(_MAGIC) + 2 * KEY_SIZE + _CHECK_SIZE
 _CROCKFORD: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 FINGERPRINT_TAG: Final = tag("fingerprint")
 MAX_SHARED: Final = 64  # X25519 values an identity keeps (Identity.exchange)
+MAX_VERIFY_KEYS: Final = 64  # parsed Ed25519 public keys verify keeps (a table has <= 8)
 
 
 class Identity:
@@ -138,10 +139,28 @@ def verify(public_key: bytes, data: bytes, signature: bytes) -> bool:
     if len(signature) != SIGNATURE_SIZE:
         return False
     try:
-        ed25519.Ed25519PublicKey.from_public_bytes(public_key).verify(signature, data)
+        _verify_key(public_key).verify(signature, data)
     except (InvalidSignature, ValueError):
         return False
     return True
+
+
+_verify_keys: dict[bytes, ed25519.Ed25519PublicKey] = {}
+
+
+def _verify_key(public_key: bytes) -> ed25519.Ed25519PublicKey:
+    """The parsed key, kept per key bytes: a seat checks the same few authors' signatures
+    thousands of times a game, and parsing the key each time (1-2 us of a ~110 us check on
+    this machine's CPU clock, more in a busy process's cold caches) is wasted. Bounded:
+    cleared when full. The library checks the point when verifying, not when parsing: a
+    kept key that is no point still makes every check fail."""
+    key = _verify_keys.get(public_key)
+    if key is None:
+        key = ed25519.Ed25519PublicKey.from_public_bytes(public_key)
+        if len(_verify_keys) >= MAX_VERIFY_KEYS:
+            _verify_keys.clear()
+        _verify_keys[public_key] = key
+    return key
 
 
 def fingerprint(public_key: bytes) -> str:
