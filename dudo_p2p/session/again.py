@@ -43,7 +43,10 @@ from dudo_p2p.session.api import (
 )
 from dudo_p2p.session.events import Event
 
-TICK_EVERY = 0.05  # both tables are run at least this often while the old one stays
+# Only while the old table stays beside the next one (until the next is seated): two nodes,
+# each with its own sockets, run by one thread, so each waits at most this long in turn.
+# One node alone sleeps until its earliest deadline or a frame (node/loop.py).
+BOTH_TABLES_EVERY = 0.05
 
 
 class Seat(Session, Gatherer, Protocol):
@@ -128,9 +131,10 @@ class AgainSession:
             if remaining <= 0:
                 return
             if self.old is not None:
-                self.old.step(0.0 if self.current is not None else min(remaining, TICK_EVERY))
+                turn = min(remaining, BOTH_TABLES_EVERY)
+                self.old.step(0.0 if self.current is not None else turn)
             if self.current is not None:
-                self.current.wait(min(remaining, TICK_EVERY) if self.old is not None
+                self.current.wait(min(remaining, BOTH_TABLES_EVERY) if self.old is not None
                                   else remaining)
                 if self.current.has_events:
                     return
