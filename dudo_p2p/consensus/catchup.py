@@ -99,7 +99,7 @@ class CatchUp:
             yield Log("warning", f"ignored the entries of an unasked sync-reply from seat {peer}")
         if asked and more and self.ctx.replica.head != before:
             self.pacer.asked_at = now
-            yield from self._send_ask(peer, self._sync_have(), now)
+            yield from self._send_ask(peer, self._sync_have(peer), now)
 
     def _send_ask(self, peer: int | None, have: int, now: float) -> Effects:
         """Ask ``peer`` (None: every seat) for our log from ``have``, and remember it."""
@@ -117,15 +117,15 @@ class CatchUp:
         """Ask a seat ahead of us for what follows our log, at most about once a heartbeat:
         the seats ahead in turn (see :meth:`~dudo_p2p.consensus.sync.SyncPacer.pick`)."""
         ahead = [s for s in self.peer_lengths if s != self.ctx.seat and self._ahead_of_us(s)]
-        target = self.pacer.pick(ahead)
+        target = self.pacer.pick(ahead, now)
         if target is None or not self.pacer.may_ask(now):
             return
-        yield from self._send_ask(target, self._sync_have(), now)
+        yield from self._send_ask(target, self._sync_have(target), now)
 
-    def _sync_have(self) -> int:
-        """Where to ask from (see :meth:`~dudo_p2p.consensus.sync.SyncPacer.have`)."""
+    def _sync_have(self, seat: int) -> int:
+        """Where to ask ``seat`` from (see :meth:`~dudo_p2p.consensus.sync.SyncPacer.have`)."""
         rep = self.ctx.replica
-        return self.pacer.have(len(rep.chain), rep.epoch.anchor_index)
+        return self.pacer.have(seat, len(rep.chain), rep.epoch.anchor_index)
 
     def _take_sync(self, entries: tuple[bytes, ...], now: float, *, asked: bool) -> Effects:
         """Check and take sync items in order (see the module docstring); entries only when
