@@ -14,10 +14,15 @@
   with the last push's frame as it is (no signature), a chunk with one signed once per
   place and state of the log for whoever asks it;
 - **pushes** (:meth:`Desk.push`): every :data:`PUSH_EVERY` at most, one signed chunk from
-  where the last push ended, the same bytes to every spectator that asked lately and holds
-  at least that much; after the table's own frames, never on a step that carried them
-  unless a push is overdue, and never waking the seat. An ask the next push will answer (it
-  starts at or before the asked place) is not answered apart;
+  where the last push ended, the same bytes to every spectator subscribed (it asked within
+  IDLE_ASKER) that holds at least that much; after the table's own frames, never on a step
+  that carried them unless a push is overdue, and never waking the seat. An ask the next
+  push will answer (it starts at or before the asked place) is not answered apart;
+- **keepalives**: a caught-up subscriber sent nothing for :data:`KEEPALIVE` gets the log's
+  length (an empty reply, signed once per state of the log for all of them) on a step the
+  seat takes anyway: so a caught-up spectator never needs to ask while its seat is there
+  (it renews its subscription every RENEW_EVERY), and costs the seat a few sends, no
+  wake-up and no signature check;
 - **whom the seat shows disconnected**: an ``away`` frame when that changes, signed once
   for every spectator asking it (watch_away.py).
 
@@ -38,7 +43,7 @@ from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.replica import ChainItem, Seating
 from dudo_p2p.consensus.sync import SyncPacer, sync_chunk
 from dudo_p2p.consensus.watch_away import away_frame
-from dudo_p2p.consensus.watching import IDLE_ASKER, Note
+from dudo_p2p.consensus.watching import IDLE_ASKER, KEEPALIVE, Note
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError, DudoError
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
@@ -71,6 +76,8 @@ class Desk:
         self.refused = 0  # watch frames refused (the cap)
         self.reached: dict[bytes, int] = {}  # key -> the log length it holds, as far as we know
         self.asked_at: dict[bytes, float] = {}  # key -> when it last asked us
+        self.sent_at: dict[bytes, float] = {}  # key -> when we last sent it anything
+        self.next_keep = -1e9  # the next keepalive round (Desk.push)
         # (have, log state) -> (the signed reply, its entry count): see _chunk
         self._replies: dict[tuple[object, ...], tuple[bytes, int]] = {}
         # the last push: where it started and ended, its frame, and whether it was cut short
@@ -87,6 +94,7 @@ class Desk:
         self._away_seq = 0
         self.signed = 0  # replies signed (pushes and answers; cached ones are not signed again)
         self.sent = 0  # frames sent to spectators, of every kind (the bench counts them apart)
+        self.kept = 0  # keepalives sent (each a send of a frame signed once for all)
 
     def caught_up(self, length: int, now: float) -> bool:
         """Every spectator that pulls from us holds the log up to ``length`` (as far as our
@@ -123,7 +131,11 @@ class Desk:
                 raise DecodeError(f"a spectator sends watch or sync-request, not {env.kind}")
         except DudoError as exc:
             return [Note("warning", f"spectator frame refused: {exc}")]
-        self.sent += sum(isinstance(effect, SendTo) for effect in out)
+        for effect in out:
+            if isinstance(effect, SendTo):
+                self.sent += 1
+                if effect.peer in self.spectators:  # (not a refused stranger: bounded)
+                    self.sent_at[effect.peer] = now
         return out
 
     def _watch(
@@ -212,40 +224,69 @@ class Desk:
                 return [*out, SendTo(key, last[2])]  # signed already: sent as it is
             if have < len(chain) and not last[3]:
                 return out  # the next push starts at or before `have`: it answers this ask
-        return [*out, self._send_chunk(key, have, machine)]
+        return [*out, self._send_chunk(key, have, machine, now)]
 
     def push(self, machine: TableMachine | None, now: float, busy: bool = False) -> list[SendTo]:
-        """The log's new items for every spectator that asked us within IDLE_ASKER and is
-        behind our log, at most every PUSH_EVERY: one chunk from where the last push ended,
-        signed once, the same bytes for every spectator holding at least that much (one
-        further behind gets a chunk from where it is, cached the same way: _chunk).
-        ``busy``: this step carried the table's own frames (a bid on its way): the push
-        waits for a quieter step, up to one more PUSH_EVERY, so it never delays what the
-        seats wait for. The seat's loop does not wake for a push: it goes out on a step the
-        seat takes anyway (a frame, a heartbeat), so spectators add no wake-up to a seat."""
+        """The log's new items for every subscriber (a spectator that asked us within
+        IDLE_ASKER) behind our log, at most every PUSH_EVERY: one chunk from where the last
+        push ended, signed once, the same bytes for every spectator holding at least that
+        much (one further behind gets a chunk from where it is, cached the same way:
+        _chunk); and every KEEPALIVE, to each caught-up subscriber sent nothing for that
+        long, the log's length (:meth:`_keepalives`). ``busy``: this step carried the
+        table's own frames (a bid on its way): both wait for a quieter step, up to one more
+        interval, so they never delay what the seats wait for. The seat's loop does not wake
+        for them: they go out on a step the seat takes anyway (a frame, its heartbeat), so
+        spectators add no wake-up to a seat."""
         if machine is None or now > self._quiet_after:
             self._last = None  # nobody to push to: the next ask is answered, not deferred
             return []  # (on every step of the seat's loop: the common case returns here)
         news = self._news(machine, now) if machine.presence.away != self._away else []
-        if now < self.next_push:
+        if now < self.next_push and now < self.next_keep:
             return news
         chain = machine.replica.chain
         behind = self._behind(len(chain), now)
-        if not behind or (busy and now < self.next_push + PUSH_EVERY):
-            return news
+        out: list[SendTo] = []
+        if behind and now >= self.next_push and (not busy or now >= self.next_push + PUSH_EVERY):
+            out = self._push(machine, now)
+        if now >= self.next_keep and (not busy or now >= self.next_keep + KEEPALIVE):
+            out.extend(self._keepalives(machine, now))
+        return [*news, *out]
+
+    def _push(self, machine: TableMachine, now: float) -> list[SendTo]:
+        chain = machine.replica.chain
         self._track(chain)
         self.next_push = now + PUSH_EVERY
         behind = self._behind(len(chain), now)  # again: _track may have moved some back
         at = {key: self.reached.get(key, 0) for key in behind}
         start = self._last[1] if self._last is not None else min(at.values(), default=0)
-        out = [self._send_chunk(key, start if reached >= start else reached, machine)
+        out = [self._send_chunk(key, start if reached >= start else reached, machine, now)
                for key, reached in at.items()]
         if start < len(chain):
             frame, entries = self._chunk(start, machine)
             self._last = (start, start + entries, frame, start + entries < len(chain))
         self.pushed += len(out)
         self.sent += len(out)
-        return [*news, *out]
+        return out
+
+    def _keepalives(self, machine: TableMachine, now: float) -> list[SendTo]:
+        """The log's length (an empty ``sync-reply`` from it: signed once per state of the
+        log, for every spectator) to each subscriber that holds our whole log and was sent
+        nothing for KEEPALIVE: it tells the spectator its seat is there, so it does not ask
+        (watch_spectator.py, QUIET_AFTER). At most one round every KEEPALIVE."""
+        self.next_keep = now + KEEPALIVE
+        length = len(machine.replica.chain)
+        keys = [key for key in self.spectators
+                if now - self.asked_at.get(key, -1e9) <= IDLE_ASKER
+                and self.reached.get(key, 0) >= length
+                and now - self.sent_at.get(key, -1e9) >= KEEPALIVE]
+        if not keys:
+            return []
+        frame, _ = self._chunk(length, machine)
+        for key in keys:
+            self.sent_at[key] = now
+        self.kept += len(keys)
+        self.sent += len(keys)
+        return [SendTo(key, frame) for key in keys]
 
     def _news(self, machine: TableMachine, now: float) -> list[SendTo]:
         """Whom our seat shows disconnected changed: an ``away`` frame, signed once, to every
@@ -258,6 +299,8 @@ class Desk:
         self.signed += 1
         out = [SendTo(key, self._away_frame) for key in self.spectators
                if now - self.asked_at.get(key, -1e9) <= IDLE_ASKER]
+        for effect in out:
+            self.sent_at[effect.peer] = now
         self.sent += len(out)
         return out
 
@@ -299,9 +342,10 @@ class Desk:
             self._changes += 1
         seen.extend(item.digest for item in chain[len(seen):])
 
-    def _send_chunk(self, key: bytes, have: int, machine: TableMachine) -> SendTo:
+    def _send_chunk(self, key: bytes, have: int, machine: TableMachine, now: float) -> SendTo:
         frame, entries = self._chunk(have, machine)
         self.reached[key] = max(self.reached.get(key, 0), have + entries)
+        self.sent_at[key] = now
         self._changes += 1
         return SendTo(key, frame)
 

@@ -1,8 +1,9 @@
 """The spectator's side of watching (protocol.md §4.9 "Watching"; overview in
 :mod:`~dudo_p2p.consensus.watching`).
 
-:class:`Spectator` asks (to catch up, then once a second to keep the pushes coming), takes
-replies and pushes, and feeds items to a :class:`~dudo_p2p.consensus.record.RecordVerifier`
+:class:`Spectator` asks (to catch up; then only to renew its subscription every
+RENEW_EVERY, or when its seat sent nothing for QUIET_AFTER), takes replies, pushes and
+keepalives, and feeds items to a :class:`~dudo_p2p.consensus.record.RecordVerifier`
 (the loop of ``verify``, one item at a time). A reply that disagrees with what it verified
 is either the table voiding the current epoch (a removal: the chain went back to the
 epoch's anchor) or a lie; it asks again from the anchor once, and an item that still does
@@ -25,7 +26,7 @@ from dudo_p2p.consensus.replica import EpochPhase, NotYet, Seating, Stale
 from dudo_p2p.consensus.rotation import Rotation
 from dudo_p2p.consensus.watch_away import AwayBoard
 from dudo_p2p.consensus.watch_events import Before, item_events
-from dudo_p2p.consensus.watching import POLL_EVERY, RENEW_EVERY, Note
+from dudo_p2p.consensus.watching import POLL_EVERY, QUIET_AFTER, RENEW_EVERY, Note
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import DecodeError, DudoError
 from dudo_p2p.protocol.codec import decode
@@ -123,9 +124,10 @@ class Spectator:
         WATCH_EVERY. After it: an enlisting watch, in the game's context, to each other seat
         until one is queued (rotation.py), and a sync-request to the seat the rotation names
         (after such a watch when we just moved to it): at once after a chunk with more to
-        come, else every POLL_EVERY (caught up, the seat pushes the log to us meanwhile:
-        the ask only renews that); an ask that nothing answered (no reply from where we
-        asked or before it) moves the rotation to the next seat."""
+        come; caught up, only when the seat sent nothing for QUIET_AFTER, or to renew our
+        subscription every RENEW_EVERY (the seat pushes the log and keepalives meanwhile);
+        an ask that nothing answered within POLL_EVERY (no reply from where we asked or
+        before it) moves the rotation to the next seat."""
         if self.flagged is not None or self.refused is not None:
             return []
         if self.seating is None:
@@ -283,15 +285,12 @@ class Spectator:
             self._rebuild(start + common)
         if asked is not None and start <= asked:
             self.asked, self.empty_polls = None, 0
-            # the next chunk at once; once caught up, the renewal a poll later (pushes carry
-            # the log meanwhile)
-            self.next_poll = now if reply.more else now + POLL_EVERY
-        elif asked is None and incoming and not reply.more:
-            # a push: the seat is there, so the renewal may wait up to RENEW_EVERY after our
-            # last ask (a seat checks half as many asks while the game moves); a POLL_EVERY
-            # without a push and we ask as before
-            self.next_poll = max(self.next_poll, min(now + POLL_EVERY,
-                                                     self.last_ask + RENEW_EVERY))
+            # the next chunk at once; once caught up, pushes and keepalives carry the log
+            # (watch_desk.py): no ask while they come, but a renewal every RENEW_EVERY
+            self.next_poll = now if reply.more else self._renewal(now)
+        elif asked is None and not reply.more:
+            # a push or a keepalive that agrees with what we hold: the seat is there
+            self.next_poll = max(self.next_poll, self._renewal(now))
         for item in incoming[common:]:
             try:
                 self._add(item, now)
@@ -309,6 +308,13 @@ class Spectator:
         if solicited:
             self.retried_from = None
         return []
+
+    def _renewal(self, now: float) -> float:
+        """When to ask next, our seat having just sent us something: once QUIET_AFTER passes
+        without anything more from it (it left: the ask finds out, and the rotation moves
+        on), and anyway RENEW_EVERY after our last ask (the subscription a seat keeps for
+        IDLE_ASKER)."""
+        return min(now + QUIET_AFTER, self.last_ask + RENEW_EVERY)
 
     def _anchor(self) -> int:
         """Where the log may still change: the current epoch's anchor (a removal voids back

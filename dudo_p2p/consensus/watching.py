@@ -5,8 +5,9 @@ game: removed, or out of dice, watching the rest with its own key). It says ``wa
 signed lobby-context frame: zero game id, round 0, seq 0) to a seated peer, which links
 back to it and hands it the genesis and every seat's signature, exactly the frames a seat
 that missed them gets (§4.9 step 6). The spectator then pulls the log with the ordinary
-``sync-request``/``sync-reply`` of §4.7, is pushed it as it grows, and checks every item as
-``verify`` does. The two sides live in their own modules:
+``sync-request``/``sync-reply`` of §4.7, is pushed it as it grows (and kept alive while the
+table is quiet, so a caught-up spectator does not ask), and checks every item as ``verify``
+does. The two sides live in their own modules:
 
 - :mod:`~dudo_p2p.consensus.watch_desk` — the seat's side (:class:`Desk`): the cap, the
   genesis handout, answers to asks and the pushes, reading the machine and never changing
@@ -17,8 +18,8 @@ that missed them gets (§4.9 step 6). The spectator then pulls the log with the 
 - :mod:`~dudo_p2p.consensus.watch_events` — the events a spectator is told from what it
   verified.
 
-This module holds what both sides agree on: the frames routed to a desk, the renewal
-timing that keeps pushes coming, and the note both log. Pure: no I/O, no clock.
+This module holds what both sides agree on: the frames routed to a desk, the timing of
+pushes, keepalives and renewals, and the note both log. Pure: no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -26,9 +27,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 WATCH_KINDS = frozenset({"watch"})  # routed to the desk whoever sends them (node.py)
-POLL_EVERY = 1.0  # the spectator's sync-request once caught up: it renews the push ...
-RENEW_EVERY = 4.0  # ... or this often while pushes keep coming (they say the seat is there)
-IDLE_ASKER = 5.0  # a spectator silent this long asks another seat: not pushed to any more
+POLL_EVERY = 1.0  # an ask nothing answered within this: the next seat's turn (rotation.py)
+# A caught-up spectator does not ask while its seat keeps sending (pushes, or the keepalive a
+# seat sends on a step it takes anyway: watch_desk.py): it renews its subscription this often
+RENEW_EVERY = 20.0
+QUIET_AFTER = 3.0  # ... and asks once nothing came from its seat for this long (a keepalive
+# goes every KEEPALIVE on the seat's next step, which its 1 s heartbeat bounds)
+IDLE_ASKER = 30.0  # a spectator that has not asked for this long is not pushed to any more
+KEEPALIVE = 1.0  # a seat sends a caught-up subscriber its log's length at least this often
 
 
 @dataclass(frozen=True)
