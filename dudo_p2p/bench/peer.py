@@ -128,7 +128,13 @@ def play(node: Node, args: argparse.Namespace) -> None:
                 break
     finally:
         # frames to spectators counted apart: the bench compares what seats send each other
-        say("links", json.dumps({**node.links.stats, "to_spectators": node.desk.sent}))
+        # and what spectators cost us, counted: frames taken from them, steps that took
+        # theirs and no other frame, replies signed for them (watch_desk.py)
+        desk = node.desk
+        say("links", json.dumps({**node.links.stats, "to_spectators": desk.sent,
+                                 "from_spectators": desk.received,
+                                 "spectator_steps": desk.steps,
+                                 "spectator_signed": desk.signed}))
         session.close()
         say("done", repr(time.monotonic()), peak_rss_mb(os.getpid()) or 0.0,
             f"{time.process_time() - cpu_seated:.3f}")

@@ -95,6 +95,8 @@ class Desk:
         self.signed = 0  # replies signed (pushes and answers; cached ones are not signed again)
         self.sent = 0  # frames sent to spectators, of every kind (the bench counts them apart)
         self.kept = 0  # keepalives sent (each a send of a frame signed once for all)
+        self.received = 0  # spectators' frames taken once seated (each a signature check)
+        self.steps = 0  # the node's steps that took spectators' frames and no other (node.py)
 
     def caught_up(self, length: int, now: float) -> bool:
         """Every spectator that pulls from us holds the log up to ``length`` (as far as our
@@ -117,6 +119,7 @@ class Desk:
         not seated yet (the spectator's watch is ignored: it says it again)."""
         if machine is None or genesis is None:
             return []
+        self.received += 1
         seating = machine.seating
         try:
             env = open_envelope(frame)

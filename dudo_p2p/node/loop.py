@@ -186,7 +186,8 @@ class NodeLoop:
             self._on_beacons(now, batch)
         flood = self.transport.flood.dropped
         watching: list[Incoming] = []  # spectators' frames: taken after the table's (below)
-        for incoming in self.transport.receive(now):
+        frames = self.transport.receive(now)
+        for incoming in frames:
             self._route(incoming, now, batch, watching)
         if self.transport.flood.dropped != flood:
             self._flooded(self.transport.flood.dropped - flood)
@@ -207,6 +208,8 @@ class NodeLoop:
         self.gathering.looked(now)
         # spectators last, after the table's own frames left, on a step taken anyway (no
         # wake-up of their own: watch_desk.py, Desk.push)
+        if watching and len(watching) == len(frames) and self.game is not None:
+            self.desk.steps += 1  # a step only spectators' frames brought (the bench counts)
         for incoming in watching:
             self._spectator(incoming.frame, incoming.address, now)
         for effect in self.desk.push(self.machine, now, busy=bool(batch)):

@@ -84,3 +84,25 @@ def test_every_peer_leaves_within_a_round_trip_of_the_game_end_not_after_the_gra
     assert all(isinstance(t, float) for t in over + done)
     tail = max(t for t in done if t is not None) - min(t for t in over if t is not None)
     assert tail < SETTLE_GRACE / 2, f"the last peer left {tail:.2f} s after the game ended"
+
+
+@pytest.mark.e2e
+def test_spectators_at_idle_priority_run_under_sched_idle_and_are_counted() -> None:
+    # the run issue 20 is judged on: the spectators get only the CPU the seats leave idle
+    # (SCHED_IDLE, as if on machines of their own); the seats count what they cost them
+    import os
+
+    with Table(2, pace=0.0, spectators=1, priority="idle") as table:
+        (watcher,) = table.watchers
+        threads = [int(t) for t in os.listdir(f"/proc/{watcher.pid}/task")]
+        assert threads and all(os.sched_getscheduler(t) == os.SCHED_IDLE for t in threads)
+        assert all(os.sched_getscheduler(c.pid) == os.SCHED_OTHER for c in table.children)
+        table.run_until(lambda: len(table.logs[0].taken) >= 6, 60.0, "six actions")
+    # back at normal priority when stopped: it says what it verified (SCHED_IDLE competes
+    # only within this process group's share, where the 2 seats mostly wait on each other)
+    assert table.watched[0] >= 1
+    host = table.logs[0].links
+    assert host["from_spectators"] >= 1 and host["spectator_signed"] >= 1
+    assert host["to_spectators"] > host["spectator_signed"]  # genesis frames and pushes
+    with pytest.raises(ValueError, match="priority"):
+        Table(2, pace=0.0, spectators=1, priority="low")
