@@ -197,6 +197,11 @@ class Table:
             self.pump()
 
     def close(self) -> None:
+        # the seats stop first, so the same moment ends the runs with and without spectators
+        # (stopping the spectators first, the seats played ~8 more actions meanwhile: 113-119
+        # actions against 106-107, with links to spectators that had gone)
+        for child in self.children:
+            child.close_stdin()
         for watcher in self.watchers:  # SIGTERM: `watch` prints its --json line and exits
             if self.idle:  # (at once, even on a machine busy with other work)
                 _schedule(watcher.pid, os.SCHED_OTHER)
