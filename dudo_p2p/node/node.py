@@ -112,12 +112,14 @@ class Node(NodeLoop):
         return node
 
     @classmethod
-    def resume(cls, identity: Identity, name: str, net: NetConfig, journal_path: Path) -> Node:
+    def resume(cls, identity: Identity, name: str, net: NetConfig, journal_path: Path,
+               **inject: Any) -> Node:
         """Rebuild a crashed peer from its journal (same identity): the machine replays the
         log, takes back its secrets, reconnects to every seat and asks for what it missed.
-        Raises DudoError when the journal holds no game of this identity."""
+        Raises DudoError when the journal holds no game of this identity. ``inject``:
+        ``clock``, ``transport``, ``rng`` for the constructor (tests), as for :meth:`host`."""
         seated, entries = jr.resumable(journal_path, identity)
-        node = cls(identity, name, net, journal_path=journal_path, resume=seated)
+        node = cls(identity, name, net, journal_path=journal_path, resume=seated, **inject)
         now = node.clock()
         node.gathering = Gathering(Lobby.resumed(identity, seated))
         node.game = game = Game.restore(identity, seated, entries, node.rng.randbytes, now)

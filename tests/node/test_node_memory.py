@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -30,7 +32,7 @@ class Clock:
         return self.now
 
 
-def _table(seed: int) -> tuple[list[Node], Clock, MemoryHub]:
+def _table(seed: int, journals: Path | None = None) -> tuple[list[Node], Clock, MemoryHub]:
     rng = random.Random(seed)
     clock, hub = Clock(), MemoryHub()
 
@@ -38,22 +40,27 @@ def _table(seed: int) -> tuple[list[Node], Clock, MemoryHub]:
         return {"clock": clock, "rng": random.Random(rng.random()),
                 "transport": MemoryTransport(hub, key, nonces=rng.randbytes)}
 
+    def journal(name: str) -> Path | None:
+        return journals / f"{name}.journal" if journals is not None else None
+
     ids = [Identity.generate(rng.randbytes) for _ in range(3)]
     host = Node.host(ids[0], "ana", NET, seats=3, rules=RULES, turn_timer_ms=0,
-                     **inject(ids[0].public_key))
+                     journal_path=journal("ana"), **inject(ids[0].public_key))
     joiners = [Node.join(ident, name, NET, addresses=[("127.0.0.1", host.port)],
-                         discover=False, **inject(ident.public_key))
+                         discover=False, journal_path=journal(name), **inject(ident.public_key))
                for ident, name in zip(ids[1:], ["bea", "carla"], strict=True)]
     return [host, *joiners], clock, hub
 
 
-def _run(nodes: list[Node], clock: Clock, hub: MemoryHub, seed: int) -> int:
+def _run(nodes: list[Node], clock: Clock, hub: MemoryHub, seed: int,
+         done: Callable[[], bool] | None = None) -> int:
     """Step every node; act with a random legal action; when nothing moved, jump the clock
-    to the earliest deadline. Returns how many times the clock jumped."""
+    to the earliest deadline; until ``done()`` (default: every node settled). Returns how
+    many times the clock jumped."""
     rng = random.Random(seed)
     jumps = 0
     for _ in range(20_000):
-        if all(n.settled() for n in nodes):
+        if done() if done is not None else all(n.settled() for n in nodes):
             return jumps
         for node in nodes:
             node.step(0.0)
@@ -77,6 +84,36 @@ def test_three_nodes_play_a_whole_game_in_memory_and_agree() -> None:
         assert all(n.over for n in nodes)
         winners = {n.summary()["winner"] for n in nodes}
         assert len(winners) == 1 and None not in winners
+    finally:
+        for node in nodes:
+            node.close()
+
+
+def test_a_node_resumed_from_its_journal_in_memory_takes_its_seat_back(tmp_path: Path) -> None:
+    """Node.resume takes the same injection as host and join: a seat closed mid-game (no
+    leave: a crash) is rebuilt from its journal on the in-memory transport at its old port
+    and the fake clock, catches up, and the table finishes on one log with all three."""
+    nodes, clock, hub = _table(7, tmp_path)
+    try:
+        def played() -> bool:  # bea's log holds a few rounds' entries
+            bea = nodes[1].machine
+            return bea is not None and len(bea.replica.chain) >= 40
+
+        _run(nodes, clock, hub, 7, played)
+        assert nodes[1].machine is not None and not nodes[1].over
+        before = len(nodes[1].machine.replica.chain)
+        identity, port = nodes[1].identity, nodes[1].port
+        nodes[1].close()  # a crash: no leave
+        nodes[1] = Node.resume(identity, "bea", NET, tmp_path / "bea.journal", clock=clock,
+                               rng=random.Random(71),
+                               transport=MemoryTransport(hub, identity.public_key, port=port,
+                                                         nonces=random.Random(72).randbytes))
+        resumed = nodes[1].machine
+        assert resumed is not None and len(resumed.replica.chain) >= before
+        _run(nodes, clock, hub, 7)
+        heads = {n.machine.replica.head for n in nodes if n.machine is not None}
+        assert len(heads) == 1 and all(n.over for n in nodes)
+        assert nodes[1].machine is not None and not nodes[1].machine.removed_me
     finally:
         for node in nodes:
             node.close()
