@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from dudo_p2p.consensus.lobby import LOBBY_GAME_ID, Connect, SendTo
 from dudo_p2p.consensus.machine import TableMachine
@@ -58,6 +59,17 @@ REPLY_CACHE = 8  # signed replies kept, by place and state of the log (_chunk)
 # most this often, one signed chunk for all of them: see Desk.push
 PUSH_EVERY = 0.5
 
+
+
+@dataclass(frozen=True)
+class Unlink:
+    """Close our link back to spectator ``peer``: it has not asked us for IDLE_ASKER (it
+    left, or watches from another seat), so it costs us nothing more (a link to a process
+    gone is redialled for as long as it is kept)."""
+
+    peer: bytes
+
+
 DeskEffect = Connect | SendTo | Note
 Genesis = tuple[bytes, tuple[bytes, ...]]  # the genesis frame and every seat's signature
 
@@ -70,7 +82,8 @@ class Desk:
         self.identity = identity
         self.spectators: dict[bytes, int] = {}  # key -> its asker number in the pacer
         self.addresses: dict[bytes, tuple[str, int]] = {}  # key -> where to link back
-        self.linked: set[bytes] = set()  # spectators we linked back to
+        self.linked: dict[bytes, float] = {}  # spectators we linked back to -> since when
+        self.next_lapse = -1e9  # the next look for links to unlink (_lapsed)
         self.pacer = SyncPacer(heartbeat)
         self.answered: dict[bytes, float] = {}  # key -> when we last sent it the genesis
         self.refused = 0  # watch frames refused (the cap)
@@ -189,14 +202,14 @@ class Desk:
         if holds:
             return out  # linked back only if it asks us (_answer)
         genesis_frame, signatures = genesis
-        return [*out, *self._link(key), SendTo(key, genesis_frame),
+        return [*out, *self._link(key, now), SendTo(key, genesis_frame),
                 *(SendTo(key, s) for s in signatures)]
 
-    def _link(self, key: bytes) -> list[DeskEffect]:
+    def _link(self, key: bytes, now: float) -> list[DeskEffect]:
         """Link back to spectator ``key`` once (at the address its watch gave)."""
         if key in self.linked:
             return []
-        self.linked.add(key)
+        self.linked[key] = now
         host, port = self.addresses[key]
         return [Connect(key, host, port)]
 
@@ -214,7 +227,7 @@ class Desk:
         if have > len(chain) or not self.pacer.may_answer(self.spectators[key], have, now):
             return []
         self.answered_asks += 1
-        out = self._link(key)
+        out = self._link(key, now)
         if fresh and self._away_frame is not None:
             out.append(SendTo(key, self._away_frame))  # whom we show disconnected
         # never back: an ask crossing a push in flight names less than the push brings, and
@@ -229,7 +242,8 @@ class Desk:
                 return out  # the next push starts at or before `have`: it answers this ask
         return [*out, self._send_chunk(key, have, machine, now)]
 
-    def push(self, machine: TableMachine | None, now: float, busy: bool = False) -> list[SendTo]:
+    def push(self, machine: TableMachine | None, now: float,
+             busy: bool = False) -> list[SendTo | Unlink]:
         """The log's new items for every subscriber (a spectator that asked us within
         IDLE_ASKER) behind our log, at most every PUSH_EVERY: one chunk from where the last
         push ended, signed once, the same bytes for every spectator holding at least that
@@ -239,11 +253,15 @@ class Desk:
         table's own frames (a bid on its way): both wait for a quieter step, up to one more
         interval, so they never delay what the seats wait for. The seat's loop does not wake
         for them: they go out on a step the seat takes anyway (a frame, its heartbeat), so
-        spectators add no wake-up to a seat."""
+        spectators add no wake-up to a seat. A link back to a spectator that has not asked
+        for IDLE_ASKER is closed (:class:`Unlink`)."""
         if machine is None or now > self._quiet_after:
             self._last = None  # nobody to push to: the next ask is answered, not deferred
-            return []  # (on every step of the seat's loop: the common case returns here)
-        news = self._news(machine, now) if machine.presence.away != self._away else []
+            # (on every step of the seat's loop: the common case returns here)
+            return [*self._lapsed(now)] if self.linked else []
+        news: list[SendTo | Unlink] = [*self._lapsed(now)] if now >= self.next_lapse else []
+        if machine.presence.away != self._away:
+            news.extend(self._news(machine, now))
         if now < self.next_push and now < self.next_keep:
             return news
         chain = machine.replica.chain
@@ -270,6 +288,19 @@ class Desk:
         self.pushed += len(out)
         self.sent += len(out)
         return out
+
+    def _lapsed(self, now: float) -> list[Unlink]:
+        """Our links back to spectators that have not asked us (nor been linked) for
+        IDLE_ASKER, closed; looked for at most every KEEPALIVE. One that asks again is
+        linked again (_answer)."""
+        if now < self.next_lapse:
+            return []
+        self.next_lapse = now + KEEPALIVE
+        gone = [key for key, since in self.linked.items()
+                if now - max(since, self.asked_at.get(key, -1e9)) > IDLE_ASKER]
+        for key in gone:
+            del self.linked[key]
+        return [Unlink(key) for key in gone]
 
     def _keepalives(self, machine: TableMachine, now: float) -> list[SendTo]:
         """The log's length (an empty ``sync-reply`` from it: signed once per state of the

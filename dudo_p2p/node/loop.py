@@ -62,7 +62,7 @@ from dudo_p2p.consensus.lobby import (
 )
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.consensus.machine import Effect, Persist, TableMachine
-from dudo_p2p.consensus.watch_desk import Desk
+from dudo_p2p.consensus.watch_desk import Desk, Unlink
 from dudo_p2p.consensus.watching import WATCH_KINDS, Note
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import InvalidValue
@@ -336,6 +336,8 @@ class NodeLoop:
                 self._send_link(peer, frame)
             case Rekey(old=old, new=new):
                 self._rekey(old, new)
+            case Unlink(peer=peer):  # a spectator gone (watch_desk.py)
+                self.transport.disconnect(peer)
             case Connect(peer=peer, host=host, port=port):
                 try:
                     self._connect(peer, host, port)

@@ -24,9 +24,10 @@ from dudo_p2p.consensus.events import (
     SeatReconnected,
     TurnTimer,
 )
-from dudo_p2p.consensus.lobby import SendTo
+from dudo_p2p.consensus.lobby import Connect, SendTo
+from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.transitions import EpochPhase
-from dudo_p2p.consensus.watch_desk import MAX_SPECTATORS, Desk
+from dudo_p2p.consensus.watch_desk import MAX_SPECTATORS, Desk, Unlink
 from dudo_p2p.consensus.watch_spectator import Outgoing, Spectator
 from dudo_p2p.consensus.watching import IDLE_ASKER, KEEPALIVE, RENEW_EVERY
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
@@ -70,7 +71,7 @@ def exchange(net: FakeNet, desk: Desk | list[Desk], spec: Spectator, seat: int =
             continue
         for push in one.push(net.machines[at], net.now):
             target = crowd.get(push.peer)
-            if target is not None:
+            if target is not None and isinstance(push, SendTo):
                 sent += 1
                 target.receive(tamper(push.frame) if tamper else push.frame, net.now,
                                net.ids[at].public_key)
@@ -560,7 +561,10 @@ def test_a_push_waits_for_a_step_without_the_tables_frames() -> None:
     assert len(desk.push(machine, later + watch_desk.PUSH_EVERY, busy=True)) == 1
     # a spectator that stopped asking (it moved to another seat) is pushed nothing
     net.run_until(lambda: len(machine.replica.chain) > desk.reached[identity.public_key])
-    assert desk.push(machine, net.now + IDLE_ASKER + 5, busy=False) == []
+    # and the link back to it is closed (it may have left: a link to a process gone is
+    # redialled for as long as it is kept)
+    assert desk.push(machine, net.now + IDLE_ASKER + 5, busy=False) == [Unlink(identity.public_key)]
+    assert desk.push(machine, net.now + IDLE_ASKER + 10, busy=False) == []
 
 
 def test_a_flood_of_fresh_keys_does_not_grow_a_seats_memory() -> None:
@@ -630,3 +634,46 @@ def test_a_spectator_is_told_turn_timers_and_whom_its_seat_shows_disconnected() 
     assert spec.receive(copied, net.now, net.ids[0].public_key) == []
     assert spec.take_told() == [] and spec.board.away == {}
 
+
+
+class Recording(Desk):
+    """A desk that keeps the links it closed."""
+
+    def __init__(self, identity: Identity) -> None:
+        super().__init__(identity)
+        self.unlinked: list[bytes] = []
+
+    def push(self, machine: TableMachine | None, now: float,
+             busy: bool = False) -> list[SendTo | Unlink]:
+        out = super().push(machine, now, busy)
+        self.unlinked += [e.peer for e in out if isinstance(e, Unlink)]
+        return out
+
+
+def test_a_seat_unlinks_a_spectator_that_stopped_asking_and_links_it_again_if_it_asks() -> None:
+    # two spectators served by seat 0; one goes away (its process ended): once it has not
+    # asked for IDLE_ASKER, the seat closes its link to it, not to the other, which keeps
+    # being kept alive; the one that went away and asks again is linked again
+    net = FakeNet(3, THREE_DICE, seed=11)
+    net.run_until(lambda: len(net.machines[0].replica.chain) > 20)
+    desk = Recording(net.ids[0])
+    stays, leaves = (Spectator(i, "", "127.0.0.1", 5000 + k)
+                     for k, i in enumerate(identities(2, seed=909)))
+    crowd = {s.identity.public_key: s for s in (stays, leaves)}
+    length = len(net.machines[0].replica.chain)
+    while not all(len(s.items) == length for s in (stays, leaves)):
+        net.now += 0.1
+        for spec in (stays, leaves):
+            exchange(net, desk, spec, crowd=crowd)
+    assert set(desk.linked) == set(crowd)
+    start = net.now
+    while net.now < start + IDLE_ASKER + 2 * KEEPALIVE:
+        net.now += 0.5
+        exchange(net, desk, stays, crowd=crowd)
+    assert desk.unlinked == [leaves.identity.public_key]
+    assert set(desk.linked) == {stays.identity.public_key} and stays.rotation.moves == 0
+    leaves.next_poll = net.now  # it comes back and asks
+    genesis = (net.genesis, tuple(net.signatures))
+    (ask,) = [o for o in leaves.due(net.now) if o.poll]
+    effects = desk.receive(ask.frame, "127.0.0.1", net.machines[0], genesis, net.now)
+    assert any(isinstance(e, Connect) and e.peer == leaves.identity.public_key for e in effects)
