@@ -143,6 +143,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                             ("peer_cpu_ms_per_action", "ms"),
                             ("host_cpu_ms_per_action", "ms"),
                             ("others_cpu_ms_per_action", "ms"),
+                            ("host_extra_cpu_ms_per_action", "ms"),
                             ("seat_frames_per_action", "frames"),
                             ("spectator_frames_per_action", "frames"),
                             ("from_spectators_per_action", "frames"),

@@ -295,6 +295,10 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
             if host_cpu is not None and actions else None,
             "others_cpu_ms_per_action": sum(others) / len(others) / actions * 1000
             if others and actions else None,
+            # the host's CPU per action above the others' in the same run: what serving the
+            # spectators costs it, with the load the run met (the same for all six) cancelled
+            "host_extra_cpu_ms_per_action": (host_cpu - sum(others) / len(others))
+            / actions * 1000 if host_cpu is not None and others and actions else None,
             "spectator_moves_min": float(min(table.watched)) if spectators else None,
             "consensus_ratio": _ratio(p50, rtt_us), "bids_measured": float(len(latencies)),
             "peer_cpu_ms_per_action": sum(cpu) / len(cpu) / actions * 1000
@@ -303,7 +307,8 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
 
 # the figures with_spectators compares, without and with spectators
 COMPARED = ("bid_final_ms_p50", "bid_final_ms_p99", "peer_cpu_ms_per_action",
-            "host_cpu_ms_per_action", "others_cpu_ms_per_action", "seat_frames_per_action",
+            "host_cpu_ms_per_action", "others_cpu_ms_per_action", "host_extra_cpu_ms_per_action",
+            "seat_frames_per_action",
             "spectator_frames_per_action", "from_spectators_per_action",
             "spectator_steps_per_action", "spectator_signed_per_action")
 SPECTATOR_RUNS = 5  # alternations (without, with, with at idle priority) in a full run
@@ -326,7 +331,8 @@ def with_spectators(quick: bool, count: int = 4,
     and ``..._delta`` / ``..._delta_idle``, the median of the alternations' differences
     (with minus without, each run back to back: robust to a load that drifts over the
     runs). The figures: bid latency p50/p99; CPU per action of a seat (the mean of all six),
-    of the host (which the spectators joined: it serves them) and of the five others; the
+    of the host (which the spectators joined: it serves them) and of the five others, and
+    the host's above the others' in the same run (load cancelled); the
     frames a seat sends the other seats per action, and apart those it sends spectators;
     counted over all seats per action: frames taken from spectators, steps that took
     spectators' frames and no other, replies signed for spectators. ``..._runs`` keeps each
@@ -351,6 +357,7 @@ def with_spectators(quick: bool, count: int = 4,
                          ("bid_final_ms_p50", "p50 ms"), ("bid_final_ms_p99", "p99 ms"),
                          ("peer_cpu_ms_per_action", "seat CPU ms"),
                          ("host_cpu_ms_per_action", "host CPU ms"),
+                         ("host_extra_cpu_ms_per_action", "host above the others ms"),
                          ("seat_frames_per_action", "frames to seats"),
                          ("spectator_frames_per_action", "to spectators"),
                          ("from_spectators_per_action", "from spectators"))))
