@@ -7,13 +7,16 @@ by :mod:`dudo_p2p.bots.cfr` (shipped as ``endgame_table.json``), sampling its ac
 injected RNG, checked by play-outs against the fitted opponent model: another legal action
 is played instead only when its value beats the table's by ``exploit_margin`` (0.1 of a die;
 ``None`` plays the table as is). The table is off by default because it was worth less than
-hard's own endgame against every opponent measured: it is the equilibrium of an abstraction
+hard's own endgame against most opponents measured: it is the equilibrium of an abstraction
 that remembers only the last bid in the larger endgames, and it reads an opponent's bids as
 an equilibrium bidder's, so it raised over bids that a bidder whose bids carry no
 information (pool:liar) had made at random (false 91 % of the time where hard would have
-doubted). Seeded duels, table on -> off (see the report of issue 16): vs hard 616 -> 663 of
-1,000 (seed 16), vs pool:equilibrium (palifico=false) 817 -> 830 of 1,000, vs pool:liar
-(palifico=false) 1795 -> 1800 and 1801 -> 1808 of 2,000 (seeds 16, 18).
+doubted). Seeded duels, table on -> off (see the README and the report of issue 16): vs hard
+616 -> 663 of 1,000 (seed 16), vs pool:equilibrium (palifico=false) 817 -> 830 of 1,000, vs
+pool:liar (palifico=false) 1795 -> 1800 and 1801 -> 1808 of 2,000 (seeds 16, 18), vs
+pool:binomial 1968 -> 1975 (palifico=false) and 1965 -> 1966. The exception: vs pool:liar on
+the default table 1850 -> 1825 of 2,000, all of it from the one-die palifico rounds (the
+table there only: 1852), but that palifico-only table gave 576 of 1,000 vs hard (off: 614).
 
 Elsewhere (everywhere, with the table off), when the decision fits the play-out model
 (:func:`playouts.supported`) and hard would raise, it takes hard's ``top_raises`` best
@@ -164,7 +167,7 @@ class ExpertBot(ScoringBot):
         self.config = config
         # Play the endgame table where it applies (False: hard's play-outs there too). Off:
         # see the module docstring (the table lost to hard's endgame against hard,
-        # pool:equilibrium and pool:liar on tuning seeds 16-18).
+        # pool:equilibrium and pool:liar with palifico=false on tuning seeds 16-18).
         self.use_table = False
         # A play-out raise replaces hard's best raise only when its value is higher by this
         # much (0: the best value wins). The best of 8 values from 40 worlds is biased up
