@@ -49,6 +49,7 @@ from dudo_p2p.consensus.chain import (
     chain_hash,
     removal_digest,
 )
+from dudo_p2p.consensus.checked import CheckMemo
 from dudo_p2p.consensus.transitions import (
     AFTER_CALL,
     CONCURRENT,
@@ -93,6 +94,7 @@ class Replica:
         # must still hold them (after the removal) to replay that decision; the machine
         # drains this list into its journal
         self.spilled: list[bytes] = []
+        self.checked = CheckMemo()  # an entry's content is not checked twice (checked.py)
 
     # ---- what the current epoch expects -----------------------------------------------
 
@@ -181,10 +183,14 @@ class Replica:
             raise (NotYet if env.seq > self.epoch.acts else Stale)(
                 f"act number {env.seq}, expected {self.epoch.acts}"
             )
+        done = self.checked.action
+        if done is not None and self.checked.passed(env, self.epoch, self.head, self.engine):
+            return done
         action = action_from_fields(seat, body.kind, body.count, body.face, body.option)
         why = self.engine.why_illegal(action)
         if why is not None:
             raise IllegalAction(why)
+        self.checked.remember(env, self.epoch, self.head, self.engine, action)
         return action
 
     def chain_act(self, env: Envelope) -> PlayerAction:
@@ -216,6 +222,8 @@ class Replica:
             raise DecodeError(f"this {env.kind} carries seq {self.concurrent_seq()}")
         if seat in self.epoch.pending:
             raise Stale(f"seat {seat} already sent its {type(body).__name__}")
+        if self.checked.passed(env, self.epoch, self.head, self.engine):
+            return seat
         match body:  # the content against its commitments (entry_checks.py)
             case Commit():
                 entry_checks.check_commit_shape(self, seat, body)
@@ -225,6 +233,7 @@ class Replica:
                 entry_checks.check_reveal(self, seat, body)
             case KeyShare():
                 entry_checks.check_key_share(self, seat, body)
+        self.checked.remember(env, self.epoch, self.head, self.engine, None)
         return seat
 
     def add_concurrent(self, env: Envelope) -> bool:
