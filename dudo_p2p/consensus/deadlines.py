@@ -21,6 +21,8 @@ strictly (``now - t > limit``), so their deadline is :data:`EPS` past ``t + limi
 
 from __future__ import annotations
 
+import math
+
 from dudo_p2p.consensus.acts import ActRace
 from dudo_p2p.consensus.context import SeatContext
 from dudo_p2p.consensus.presence import REACHED_WAIT, Presence
@@ -41,35 +43,45 @@ def next_deadline(ctx: SeatContext, timers: Timers, presence: Presence, removals
                   race: ActRace, now: float) -> float:
     """The earliest time at which the machine's ``tick`` has something to do (see the
     module docstring); ``now`` when something is due already."""
-    due = [timers.next_heartbeat]
+    due = timers.next_heartbeat
     if removals.outcome is not None:
-        return min(due)
+        return due
     hb = ctx.timeouts.heartbeat
-    due.append(max(timers.progress_at + hb, timers.next_resend))
-    due.extend(_suspicion(ctx, timers, presence, removals, race, now))
-    return min(due)
+    return min(due, max(timers.progress_at + hb, timers.next_resend),
+               _suspicion(ctx, timers, presence, removals, race, now))
 
 
 def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: Removals,
-               race: ActRace, now: float) -> list[float]:
-    """The deadlines of ``Removals.suspect``, in its order."""
+               race: ActRace, now: float) -> float:
+    """The earliest deadline of ``Removals.suspect``'s conditions (``inf``: none).
+
+    Each condition's deadline is ``now`` (due) or ``_past(boundary, now)``, never before
+    ``now``: so the first one due answers at once, and otherwise the earliest is
+    ``_past`` of the earliest boundary (``_past`` is monotone in its boundary). Computed
+    after every frame a seat takes, hence a running minimum rather than a list of them all."""
     rep = ctx.replica
     silence = ctx.timeouts.silence
     parts = rep.epoch.participants
     epoch = rep.epoch.number
-    out: list[float] = []
+    me = ctx.seat
+    last_heard, away = timers.last_heard, presence.away
+    soonest = math.inf  # the earliest boundary not yet crossed
     for seat in parts:
-        if seat == ctx.seat:
+        if seat == me:
             continue
-        last = timers.last_heard[seat]
-        if seat in presence.away:
+        last = last_heard[seat]
+        if seat in away:
             if now - last <= silence:
-                out.append(now)  # heard again: SeatReconnected is due
-            elif removals.may_vote(seat) and not removals.link_doubt(epoch, seat):
-                grace_end = presence.away[seat]
-                out.append(now if now > grace_end else _past(grace_end, now))
+                return now  # heard again: SeatReconnected is due
+            if removals.may_vote(seat) and not removals.link_doubt(epoch, seat):
+                grace_end = away[seat]
+                if now > grace_end:
+                    return now
+                soonest = min(soonest, grace_end)
+        elif now - last > silence:
+            return now
         else:
-            out.append(now if now - last > silence else _past(last + silence, now))
+            soonest = min(soonest, last + silence)
     mine = race.slot.mine
     acked: set[int] | None = None
     if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
@@ -78,23 +90,24 @@ def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: R
     if len(parts) == 2:
         limit += presence.grace
     for seat in waiting:
-        if seat == ctx.seat or seat in presence.away or not removals.may_vote(seat):
+        if seat == me or seat in away or not removals.may_vote(seat):
             continue
         if acked is not None and removals.link_doubt(epoch, seat):
             continue
+        if timers.stuck_past(limit, now) and not presence.back_within(seat, limit, now):
+            return now
         start = max(timers.progress_at, presence.back_at.get(seat, -1e9))
-        stuck = timers.stuck_past(limit, now) and not presence.back_within(seat, limit, now)
-        out.append(now if stuck else _past(start + limit, now))
+        soonest = min(soonest, start + limit)
     for seat in removals.expelled & set(parts):
         if removals.may_vote(seat):
-            out.append(now)
-    me = ctx.seat
-    others = [t for s, t in timers.last_heard.items() if s != me]
+            return now
+    others = [t for s, t in last_heard.items() if s != me]
     if others and removals.outcome is None:
         # every other seat silent past the delay, and no link of ours to one up within
         # REACHED_WAIT (a link that came up holds "table gone" off)
+        if presence.table_gone(last_heard, me, now):
+            return now
         boundary = max([max(others) + presence.gone_after]
                        + [at + REACHED_WAIT for s, at in presence.reached.items() if s != me])
-        gone = presence.table_gone(timers.last_heard, me, now)
-        out.append(now if gone else _past(boundary, now))
-    return out
+        soonest = min(soonest, boundary)
+    return soonest if soonest == math.inf else _past(soonest, now)
