@@ -144,18 +144,28 @@ def peek(frame: bytes, *, body: bool = False) -> Peek | None:
     body's bytes only with ``body``), verifies nothing, never raises."""
     if len(frame) > MAX_FRAME or frame[:1] != _ARRAY8:
         return None
-    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_FRAME)
     try:
-        unpacker.feed(frame)
-        unpacker.read_array_header()
-        unpacker.skip()  # version
-        unpacker.skip()  # game id
-        round_no, seq = unpacker.unpack(), unpacker.unpack()
-        unpacker.skip()  # author
-        kind = unpacker.unpack()
-        raw = unpacker.unpack() if body else None
-    except (ValueError, TypeError, msgpack.UnpackException):  # not the start of an envelope
-        return None
+        # the whole frame in one call, when it is one msgpack value (every frame a peer
+        # sends is): the same values the reader below gives, at a fraction of its cost
+        items = msgpack.unpackb(frame, raw=False)
+    except (ValueError, TypeError, msgpack.UnpackException):
+        items = None
+    if type(items) is list and len(items) == _FRAME_ITEMS:
+        round_no, seq, kind = items[2], items[3], items[5]
+        raw = items[6] if body else None
+    else:
+        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_FRAME)
+        try:
+            unpacker.feed(frame)
+            unpacker.read_array_header()
+            unpacker.skip()  # version
+            unpacker.skip()  # game id
+            round_no, seq = unpacker.unpack(), unpacker.unpack()
+            unpacker.skip()  # author
+            kind = unpacker.unpack()
+            raw = unpacker.unpack() if body else None
+        except (ValueError, TypeError, msgpack.UnpackException):  # not an envelope's start
+            return None
     if not (isinstance(kind, str) and len(kind) <= 16 and _check_counter(round_no)
             and _check_counter(seq)):
         return None

@@ -77,6 +77,10 @@ _MSGPACK_INTS: Final = Range(-(2**63), 2**64 - 1)
 _REGISTRY: dict[str, type[Message]] = {}
 _KINDS: dict[type, str] = {}
 _FIELDS: dict[type, tuple[tuple[str, _Spec], ...]] = {}
+# per class: its field names, and each field's path in error messages ("kind.field"), made
+# once at registration rather than for every field of every frame
+_NAMES: dict[type, frozenset[str]] = {}
+_PATHS: dict[type, tuple[tuple[str, _Spec, str], ...]] = {}
 
 
 class _Spec:
@@ -264,6 +268,8 @@ def message(kind: str) -> Callable[[type[T]], type[T]]:
             (field.name, _compile(hints[field.name], f"{kind}.{field.name}"))
             for field in dataclasses.fields(typing.cast(type[Message], cls))
         )
+        _NAMES[cls] = frozenset(name for name, _ in _FIELDS[cls])
+        _PATHS[cls] = tuple((name, spec, f"{kind}.{name}") for name, spec in _FIELDS[cls])
         _KINDS[cls] = kind
         _REGISTRY[kind] = typing.cast(type[Message], cls)
         return cls
@@ -299,10 +305,10 @@ def to_wire(msg: Message) -> dict[str, Wire]:
     Raises LocalProtocolError if ``msg`` is not a registered message or a field holds a value
     its type or constraint forbids (we never send what a peer would refuse).
     """
-    kind = kind_of(msg)
+    kind_of(msg)  # LocalProtocolError for an unregistered message
     return {
-        name: typing.cast(Wire, spec.convert(getattr(msg, name), f"{kind}.{name}", False))
-        for name, spec in _FIELDS[type(msg)]
+        name: typing.cast(Wire, spec.convert(getattr(msg, name), path, False))
+        for name, spec, path in _PATHS[type(msg)]
     }
 
 
@@ -315,13 +321,13 @@ def from_wire(kind: str, body: object) -> Message:
     cls = message_class(kind)
     if not isinstance(body, dict):
         raise DecodeError(f"{kind}: body is not a map")
-    specs = _FIELDS[cls]
-    names = {name for name, _ in specs}
-    extra = sorted(str(key) for key in body if key not in names)
-    if extra:
-        raise DecodeError(f"{kind}: unexpected field {extra[0]!r}")
-    missing = [name for name, _ in specs if name not in body]
-    if missing:
-        raise DecodeError(f"{kind}: missing field {missing[0]!r}")
-    values = {name: spec.convert(body[name], f"{kind}.{name}", True) for name, spec in specs}
+    names = _NAMES[cls]
+    if body.keys() != names:  # else neither extra nor missing: the one check of every frame
+        extra = sorted(str(key) for key in body if key not in names)
+        if extra:
+            raise DecodeError(f"{kind}: unexpected field {extra[0]!r}")
+        missing = [name for name, _ in _FIELDS[cls] if name not in body]
+        if missing:
+            raise DecodeError(f"{kind}: missing field {missing[0]!r}")
+    values = {name: spec.convert(body[name], path, True) for name, spec, path in _PATHS[cls]}
     return cls(**values)
