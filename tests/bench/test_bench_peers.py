@@ -89,20 +89,26 @@ def test_every_peer_leaves_within_a_round_trip_of_the_game_end_not_after_the_gra
 @pytest.mark.e2e
 def test_spectators_at_idle_priority_run_under_sched_idle_and_are_counted() -> None:
     # the run issue 20 is judged on: the spectators get only the CPU the seats leave idle
-    # (SCHED_IDLE, as if on machines of their own); the seats count what they cost them
+    # (SCHED_IDLE, as if on machines of their own), every thread of them, the seats not;
+    # the host counts what they cost it
     import os
 
-    with Table(2, pace=0.0, spectators=1, priority="idle") as table:
+    with Table(2, pace=0.02, spectators=1, priority="idle") as table:
         (watcher,) = table.watchers
         threads = [int(t) for t in os.listdir(f"/proc/{watcher.pid}/task")]
         assert threads and all(os.sched_getscheduler(t) == os.SCHED_IDLE for t in threads)
         assert all(os.sched_getscheduler(c.pid) == os.SCHED_OTHER for c in table.children)
-        table.run_until(lambda: len(table.logs[0].taken) >= 6, 60.0, "six actions")
-    # back at normal priority when stopped: it says what it verified (SCHED_IDLE competes
-    # only within this process group's share, where the 2 seats mostly wait on each other)
+        said: list[str] = []
+
+        def verified_a_round() -> bool:  # `watch` says "round N: verified to move M"
+            said.extend(watcher.ready_lines())
+            return any(line.startswith("round ") for line in said)
+
+        table.run_until(verified_a_round, 60.0, "the spectator verifying a round")
     assert table.watched[0] >= 1
     host = table.logs[0].links
-    assert host["from_spectators"] >= 1 and host["spectator_signed"] >= 1
-    assert host["to_spectators"] > host["spectator_signed"]  # genesis frames and pushes
+    # its watch for the genesis, then its first ask; the genesis, two signatures, an answer
+    assert host["from_spectators"] >= 2 and host["to_spectators"] >= 4
+    assert host["spectator_signed"] >= 1
     with pytest.raises(ValueError, match="priority"):
         Table(2, pace=0.0, spectators=1, priority="low")
