@@ -41,6 +41,29 @@ def acked_digest(ack: Envelope, open_entry: OpenEntry) -> bytes | None:
     return entry.digest()
 
 
+def signed_acks(
+    act: Envelope, acks: Iterable[bytes], seating: Seating, open_entry: OpenEntry
+) -> dict[int, bytes]:
+    """The acks of exactly ``act`` among ``acks``, each checked, by acker (none of its
+    author, and none at all when ``acks`` hold more than one per other seat: padding, each
+    costing a signature check). Acks that do not open or ack something else are left out."""
+    author = seating.seat_of(act.author)
+    acks = list(acks)
+    if author is None or not isinstance(act.body, Act) or len(acks) >= seating.n:
+        return {}
+    digest = act.digest()
+    signed: dict[int, bytes] = {}
+    for data in acks:
+        try:
+            ack = open_entry(data)
+        except RemoteProtocolError:
+            continue
+        seat = seating.seat_of(ack.author)
+        if seat is not None and seat != author and acked_digest(ack, open_entry) == digest:
+            signed[seat] = data
+    return signed
+
+
 def checked_certificate(
     act: Envelope,
     acks: Iterable[bytes],
@@ -54,22 +77,9 @@ def checked_certificate(
     not open, ack something else or come from other seats are left out; they cannot make a
     certificate valid."""
     author = seating.seat_of(act.author)
-    acks = list(acks)
-    if author is None or not isinstance(act.body, Act) or len(acks) >= seating.n:
-        # at most one ack per other seat: more is padding, each costing a signature check
-        return None
     needed = set(participants) - {author}
-    digest = act.digest()
-    signed: dict[int, bytes] = {}
-    for data in acks:
-        try:
-            ack = open_entry(data)
-        except RemoteProtocolError:
-            continue
-        seat = seating.seat_of(ack.author)
-        if seat is not None and seat in needed and acked_digest(ack, open_entry) == digest:
-            signed[seat] = data
-    if not needed <= set(signed):
+    signed = signed_acks(act, acks, seating, open_entry)
+    if author is None or not needed <= set(signed):
         return None
     return [signed[s] for s in sorted(needed)]
 

@@ -60,6 +60,9 @@ class CatchUp:
         self.peer_lengths[peer] = length
         self.peer_heads[peer] = head
         self.pacer.beat(peer, now)
+        hold, rep = self.removals.hold, self.ctx.replica
+        if hold.active(rep.epoch.number) and hold.void_head(rep, head):
+            yield from self.removals.shown_void(peer, now)  # it voided our epoch
         if self._ahead_of_us(peer):
             yield from self._ask_sync(now)
             yield from self._tell_voided(peer, now)
@@ -190,9 +193,18 @@ class CatchUp:
         yield from self._send_removals(peer)
 
     def _send_removals(self, peer: int) -> Effects:
-        """Send ``peer`` every removal of our chain with its certificate."""
-        reply = removals_reply(self.ctx.replica.chain, self.removals.votes.certificates)
+        """Send ``peer`` every removal of our chain with its certificate; after a void of
+        the epoch just left that came after its call (withheld.py, step 4), the members'
+        reveals it dropped too: a member that lacks ours waits in REVEAL for it, and no
+        seat that voided sends it again (FakeNet: a reveal lost, a table hung for ever)."""
+        rep = self.ctx.replica
+        reply = removals_reply(rep.chain, self.removals.votes.certificates)
         yield Send(self.ctx.seal(0, reply).to_bytes(), to=peer)
+        voided = rep.epoch.voided
+        if voided is not None:
+            for data in self.intake.spilled:
+                if self.ctx.open(data).round_no == voided[0].number:
+                    yield Send(data, to=peer)
 
     def _tell_outcome(self, peer: int, now: float) -> Effects:
         """We abandoned the game and ``peer`` still beats: send it the claims (paced)."""

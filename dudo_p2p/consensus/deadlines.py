@@ -90,7 +90,8 @@ def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: R
     if len(parts) == 2:
         limit += presence.grace
     for seat in waiting:
-        if seat == me or seat in away or not removals.may_vote(seat):
+        if (seat == me or seat in away or not removals.may_vote(seat)
+                or removals.hold.active(epoch)):  # a removal held: no timeout (removal_hold)
             continue
         if acked is not None and removals.link_doubt(epoch, seat):
             continue

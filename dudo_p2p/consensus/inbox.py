@@ -171,9 +171,9 @@ class Inbox:
             case Vote():
                 yield from removals.take_vote(author, env, now)
             case Proof(first=first, second=second):
-                yield from removals.take_proof(first, second, now)
+                yield from removals.cheats.take_proof(first, second, now)
             case BadDeal():
-                yield from removals.take_bad_deal(author, env, now)
+                yield from removals.cheats.take_bad_deal(author, env, now)
             case Heartbeat(head=head, length=length):
                 check_addressed(body, ctx.identity.public_key)
                 yield from self.catchup.take_heartbeat(author, head, length, now)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus import journal
-from dudo_p2p.consensus.act_certs import checked_certificate
+from dudo_p2p.consensus.act_certs import checked_certificate, signed_acks
 from dudo_p2p.consensus.acts import ActRace
 from dudo_p2p.consensus.context import SeatContext
 from dudo_p2p.consensus.effects import Effects, Emit, Log, Persist, Send
@@ -63,6 +63,7 @@ class LogIntake:
         self.buffer: list[Envelope] = []
         self.act_certs: dict[bytes, list[bytes]] = {}  # chained act digest -> its acks
         self.persisted_len = 0  # how much of the chain is journalled
+        self.spilled: list[bytes] = []  # the reveals a void after the call dropped, last
 
     def consider(self, env: Envelope, now: float) -> Effects:
         """Check a log entry (ours or a peer's) and take it into the log if it fits."""
@@ -81,11 +82,11 @@ class LogIntake:
         if self.entries.rivals(env, digest):
             first = self.entries.first(env)
             if first is not None:
-                yield from removals.take_proof(first, env.to_bytes(), now)
+                yield from removals.cheats.take_proof(first, env.to_bytes(), now)
             return
         if author in removals.expelled:
             return
-        if removals.votes.voted(env.round_no, author, ctx.seat):
+        if removals.ignores(env.round_no, author):
             # we voted this seat out of this epoch: taking its late entries now could let us
             # complete the epoch while the others void it by the removal (a split); we wait
             # for the certificate instead
@@ -96,13 +97,15 @@ class LogIntake:
             else:
                 ctx.replica.check_concurrent(env)
         except NotYet:
+            if env.round_no > ctx.replica.epoch.number:
+                yield from removals.shown_void(author, now)  # it left our epoch
             if len(self.buffer) < MAX_BUFFERED:
                 self.buffer.append(env)
             return
         except Stale:
             return
         except CommitmentMismatch as exc:
-            yield from removals.bad_opening(env, author, str(exc), now)
+            yield from removals.cheats.bad_opening(env, author, str(exc), now)
             return
         self.entries.accept(env, digest)
         self.seen.add(digest)
@@ -118,7 +121,7 @@ class LogIntake:
             except DecryptError as exc:
                 yield Log("warning", f"seat {author} sealed a bad share: {exc}")
         if isinstance(env.body, Commit) and author != ctx.seat and env.body.vss_cs:
-            yield from removals.check_deal(env, author, now)  # before the seed: §3.7
+            yield from removals.cheats.check_deal(env, author, now)  # before the seed: §3.7
         yield from self._after_concurrent(env, now)
 
     def _after_concurrent(self, env: Envelope, now: float) -> Effects:
@@ -167,7 +170,7 @@ class LogIntake:
             self.timers.progress_at = now
             yield from self.relay(env, author)
         yield from self._settle_race()
-        yield from self._try_finalize(now)
+        yield from self.try_finalize(now)
 
     def take_ack(self, acker: int, ack: Envelope, inner: Envelope, now: float) -> Effects:
         """``acker``'s signed ``ack`` of the act ``inner`` of the current epoch: count it,
@@ -175,7 +178,7 @@ class LogIntake:
         ep = self.ctx.replica.epoch
         self.race.record_ack(inner, acker, ep.number, ep.acts, ack.to_bytes())
         yield from self._settle_race()
-        yield from self._try_finalize(now)
+        yield from self.try_finalize(now)
 
     def _settle_race(self) -> Effects:
         rep = self.ctx.replica
@@ -184,13 +187,22 @@ class LogIntake:
             return
         yield from self.relay(winner, self.ctx.seat_of(winner.author))
 
-    def _try_finalize(self, now: float) -> Effects:
-        ep = self.ctx.replica.epoch
-        env = self.race.agreed(ep.number, ep.participants)
+    def try_finalize(self, now: float) -> Effects:
+        """Chain the act every live seat acked; while a removal is held, the call we ack
+        once every seat not removed acked it (removal_hold.py)."""
+        rep = self.ctx.replica
+        ep = rep.epoch
+        parts = ep.participants
+        env = self.race.agreed(ep.number, parts)
         if env is None:
-            return
+            held = self.removals.hold.agreed(rep)
+            if held is None:
+                if self.removals.hold.stale(rep):  # we ack no call (any more): void
+                    yield from self.removals.release(now)
+                return
+            env, parts = held
         author = self.ctx.seat_of(env.author)  # a checked candidate
-        self.act_certs[env.digest()] = self.race.certificate(env, author, ep.participants)
+        self.act_certs[env.digest()] = self.race.certificate(env, author, parts)
         yield from self._chain_act(env, now)
 
     def _chain_act(self, env: Envelope, now: float) -> Effects:
@@ -205,6 +217,7 @@ class LogIntake:
         yield from self.phases.turn(now)
         yield from self.advance(now)
         yield from self.retry_buffer(now)
+        yield from self.removals.release(now)  # a removal held for this call follows it
 
     def take_agreed(self, env: Envelope, acks: list[bytes], now: float) -> Effects:
         """An act with its certificate from a sync reply: chain it if it fits our log and
@@ -218,9 +231,12 @@ class LogIntake:
             yield from self.consider(env, now)  # it finds the rival: the proof, and our vote
             return
         author = ctx.seating.seat_of(env.author)
-        if author in removals.expelled or removals.votes.voted(env.round_no, author or 0,
-                                                               ctx.seat):
-            return  # as consider: never complete an epoch we are voiding (a split)
+        if digest != self.race.slot.mine and (
+            author in removals.expelled or removals.ignores(env.round_no, author or 0)
+        ):
+            # as consider: never complete an epoch we are voiding (a split); but the act we
+            # ack is ours already, and a removal held for it waits for it (removal_hold.py)
+            return
         try:
             ctx.replica.check_act(env)
         except (NotYet, Stale):
@@ -229,7 +245,13 @@ class LogIntake:
         cert = checked_certificate(env, acks, ep.participants, ctx.seating, ctx.open)
         if cert is None:
             yield Log("warning", "an act came without the acks that made it final")
+            # its acks still count, each checked: a call agreed without a removed seat
+            # carries every ack but that seat's (removal_hold.py)
+            for seat, ack in signed_acks(env, acks, ctx.seating, ctx.open).items():
+                self.race.record_ack(env, seat, ep.number, ep.acts, ack)
             yield from self.consider(env, now)
+            if digest == self.race.slot.mine:  # taken before: consider did not count again
+                yield from self.try_finalize(now)
             return
         if digest not in self.seen:
             self.entries.accept(env, digest)
@@ -245,6 +267,8 @@ class LogIntake:
         rep = self.ctx.replica
         for data in rep.spilled:  # reveals a void after a withhold dropped
             yield Persist(journal.item_record(data))
+        if rep.spilled:
+            self.spilled = list(rep.spilled)  # for the members that lack them (catchup.py)
         rep.spilled = []
         for item in rep.chain[self.persisted_len :]:
             if item.removed_seat is None:

@@ -111,7 +111,7 @@ class TableMachine:
         self.talk_book = TalkBook()  # table talk: pace and replays (never in the log)
         self.phases = Phases(ctx, self.timers)
         self.removals = Removals(ctx, self.timers, self.presence, self.race, self.replays,
-                                 self._removed)
+                                 self._removed, self._agree_held)
         self.intake = LogIntake(ctx, self.timers, self.race, self.phases, self.removals)
         self.catchup = CatchUp(ctx, self.intake, self.removals)
         self.inbox = Inbox(ctx, self.timers, self.intake, self.removals, self.catchup,
@@ -126,6 +126,9 @@ class TableMachine:
 
     def _removed(self, epoch: int, voided: bool, now: float) -> Effects:
         return self.intake.removed(epoch, voided, now)
+
+    def _agree_held(self, now: float) -> Effects:
+        return self.intake.try_finalize(now)
 
     # ---- who we are, and what the collaborators hold -----------------------------------------
 

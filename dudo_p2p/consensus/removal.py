@@ -12,7 +12,8 @@ voided epoch, chaining on, our next entry) is the machine's ``on_removed`` step,
 - a second, different entry for a taken slot, or a ``proof`` from a peer, is checked
   (:func:`~dudo_p2p.consensus.evidence.check_proof`), kept for the record, broadcast once,
   and its author is expelled and voted out; so is the author of a nonce or reveal that does
-  not open its commitment (its commit and the opening are kept as evidence);
+  not open its commitment (its commit and the opening are kept as evidence):
+  :mod:`~dudo_p2p.consensus.removal_cheats`;
 - each tick, a seat silent past the silence timeout is shown as disconnected, and the table
   waits for it (its turn, its reveal) until the reconnect grace runs out; then it gets our
   signed ``vote`` for ``silent``; a connected seat the log waits for past its limit
@@ -20,7 +21,8 @@ voided epoch, chaining on, our next entry) is the machine's ``on_removed`` step,
   ``expelled`` (one vote per target and epoch);
 - when the votes of a strict majority of the epoch's other live seats are held, the target
   is removed: the replica voids the epoch, the removal and its certificate are journalled
-  durably, our secrets of the voided epoch are forgotten and the next epoch starts;
+  durably, our secrets of the voided epoch are forgotten and the next epoch starts (unless it
+  races the call we ack: then it is held, :mod:`~dudo_p2p.consensus.removal_hold`);
 - **two seats**: one vote is a majority of one, so it removes only with the target's own
   vote (it quit) or evidence of its cheat; otherwise it is a claim and the game ends
   *abandoned*, with no winner, for the claimant and for the seat it names alike (a seat never
@@ -40,42 +42,55 @@ from dudo_p2p.consensus.act_certs import agreed_item
 from dudo_p2p.consensus.acts import ActRace
 from dudo_p2p.consensus.bindings import ReplayGuard, check_vote
 from dudo_p2p.consensus.context import SeatContext
-from dudo_p2p.consensus.dealing import bad_deal_evidence, proves_bad_deal, received_share
 from dudo_p2p.consensus.effects import Effects, Emit, Log, Persist, Send
-from dudo_p2p.consensus.evidence import bad_opening, check_proof, proves_cheat
-from dudo_p2p.consensus.faults import VoteBook, majority_removed, removed_in
+from dudo_p2p.consensus.evidence import proves_cheat
+from dudo_p2p.consensus.faults import VoteBook, majority_removed, remaining, removed_in
 from dudo_p2p.consensus.presence import Presence
-from dudo_p2p.consensus.reasons import CheatKind, Outcome, Reason
+from dudo_p2p.consensus.reasons import Outcome, Reason
+from dudo_p2p.consensus.removal_cheats import Cheats
+from dudo_p2p.consensus.removal_hold import Hold
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.consensus.sync import removal_certificate
 from dudo_p2p.consensus.timers import Timers, awaited
 from dudo_p2p.errors import RemoteProtocolError
 from dudo_p2p.protocol.envelope import Envelope
-from dudo_p2p.protocol.kinds import BadDeal, Commit, Proof, Vote
+from dudo_p2p.protocol.kinds import Vote
 
 # the machine's step after a removal of ``epoch`` (``voided``: it voided the epoch)
 OnRemoved = Callable[[int, bool, float], Effects]
+OnHeld = Callable[[float], Effects]  # a removal was held: try to agree the call (removal_hold)
 
 
 class Removals:
     """Equivocation proofs, suspicion, votes and removals (see the module docstring)."""
 
     def __init__(self, ctx: SeatContext, timers: Timers, presence: Presence, race: ActRace,
-                 replays: ReplayGuard, on_removed: OnRemoved) -> None:
+                 replays: ReplayGuard, on_removed: OnRemoved, on_held: OnHeld) -> None:
         self.ctx = ctx
         self.timers = timers
         self.presence = presence
         self.race = race  # read: the acks of the act we ack (who the log awaits)
         self.replays = replays
         self.on_removed = on_removed
+        self.on_held = on_held
+        self.hold = Hold(ctx.seat, race)  # removals held while the call may be agreed
         self.votes = VoteBook()
-        self.expelled: set[int] = set()
-        self.proofs: list[tuple[bytes, bytes]] = []
+        self.cheats = Cheats(ctx, self.votes, self.vote)  # proofs, bad openings, bad deals
         self.went_on: dict[tuple[int, int], set[int]] = {}  # (epoch, target) we voted -> seats
         self.removed_me = False
         self.abandoned: list[bytes] = []  # the claims that ended the game abandoned (§4.6)
         self.abandoned_by: int | None = None  # the seat the claims were about
         self.table_gone = False
+
+    @property
+    def expelled(self) -> set[int]:
+        """The seats caught cheating (removal_cheats.py)."""
+        return self.cheats.expelled
+
+    @property
+    def proofs(self) -> list[tuple[bytes, bytes]]:
+        """The equivocation proofs we hold, for the record."""
+        return self.cheats.proofs
 
     @property
     def outcome(self) -> Outcome | None:
@@ -89,74 +104,6 @@ class Removals:
         if self.ctx.replica.phase is EpochPhase.OVER:
             return Outcome.FINISHED
         return None
-
-    # ---- cheats: proofs, bad openings, bad deals --------------------------------------------
-
-    def take_proof(self, first: bytes, second: bytes, now: float) -> Effects:
-        """Check two entries as a proof (raises if they are not one); the first proof
-        against a seat is kept, broadcast, and expels and votes out its author."""
-        ctx = self.ctx
-        a, b = ctx.open(first), ctx.open(second)
-        check_proof(a, b)
-        seat = ctx.seat_of(a.author)
-        if seat in self.expelled:
-            return
-        self.expelled.add(seat)
-        self.proofs.append((first, second))
-        self.votes.evidence.setdefault(seat, (first, second))
-        yield Send(ctx.seal(0, Proof(first, second)).to_bytes())
-        yield from self.cheat(seat, CheatKind.EQUIVOCATION,
-                                f"two {a.kind} entries for one slot", now)
-
-    def bad_opening(self, env: Envelope, seat: int, detail: str, now: float) -> Effects:
-        """``env``, a nonce or reveal by ``seat``, does not open its commitment: keep the
-        commit and the opening as evidence (a two-seat removal needs it), then tell, vote."""
-        pair = bad_opening(self.ctx.replica, seat, env, self.ctx.open)
-        if pair is not None:
-            self.votes.evidence.setdefault(seat, pair)
-        yield from self.cheat(seat, CheatKind.BAD_REVEAL, detail, now)
-
-    def check_deal(self, commit: Envelope, dealer: int, now: float) -> Effects:
-        """Check our share of ``dealer``'s dice key in its ``commit`` (§3.7, dealing.py): a
-        share that does not check is proved to everyone (``bad-deal``) and the dealer is
-        caught now, before the round seed exists."""
-        ctx = self.ctx
-        rep = ctx.replica
-        assert isinstance(commit.body, Commit)
-        if ctx.seat not in rep.epoch.participants or dealer in self.expelled:
-            return
-        if received_share(rep, ctx.seat, dealer, commit.body, ctx.identity) is not None:
-            return
-        body = bad_deal_evidence(rep, ctx.seat, dealer, commit, ctx.identity)
-        yield Send(ctx.seal(0, body).to_bytes())
-        yield from self.cheat(dealer, CheatKind.BAD_REVEAL,
-                                "dealt us a key share that does not check", now)
-
-    def take_bad_deal(self, author: int, env: Envelope, now: float) -> Effects:
-        """A seat proves a dealer dealt it a bad share: check the proof (the dealer's own
-        signed commit, the box opened with the proved X25519 value), relay it once, and
-        catch the dealer; a complaint that does not prove it changes nothing."""
-        ctx = self.ctx
-        body = env.body
-        assert isinstance(body, BadDeal)
-        commit = ctx.open(body.commit)
-        dealer = ctx.seating.seat_of(commit.author)
-        if dealer is None or dealer == ctx.seat or dealer in self.expelled:
-            return
-        if not proves_bad_deal(ctx.replica, author, commit, body.proof):
-            yield Log("warning", f"seat {author}'s complaint of seat {dealer}'s deal proves "
-                                 "nothing")
-            return
-        yield Send(env.to_bytes())
-        yield from self.cheat(dealer, CheatKind.BAD_REVEAL,
-                                f"dealt seat {author} a key share that does not check", now)
-
-    def cheat(self, seat: int, what: CheatKind, detail: str, now: float) -> Effects:
-        """``seat`` is caught: tell, expel, vote."""
-        yield Emit(ev.CheatDetected(seat, what, detail))
-        yield Log("warning", f"seat {seat} caught: {what}: {detail}")
-        self.expelled.add(seat)
-        yield from self.vote(seat, what.reason, now)
 
     # ---- suspicion --------------------------------------------------------------------------
 
@@ -185,8 +132,10 @@ class Removals:
             limit += presence.grace  # a stall ends a two-seat game: wait it out as long
         epoch = rep.epoch.number
         for seat in waiting:
-            if seat == ctx.seat or seat in presence.away:
-                continue  # a disconnected seat is waited for until its grace runs out
+            if seat == ctx.seat or seat in presence.away or self.hold.active(epoch):
+                # a disconnected seat is waited for until its grace runs out; while a removal
+                # is held, a missing ack alone removes nobody (removal_hold.py)
+                continue
             if acked is not None and self.link_doubt(epoch, seat):
                 continue  # its ack may reach the others and not us
             if timers.stuck_past(limit, now) and not presence.back_within(seat, limit, now):
@@ -299,12 +248,20 @@ class Removals:
             for item in rep.chain[state.anchor_index :]
         ):
             return  # already removed in that epoch
+        held = self.hold.held(epoch)  # removed, but where is not known yet (removal_hold)
+        if target in held:
+            return
         verdict = self.votes.tally(epoch, target, state.participants, ctx.open,
-                                   removed_in(rep, epoch))
+                                   removed_in(rep, epoch) | held)
         if verdict is None:
             return
         if not verdict.remove:
             yield from self.abandon(target, verdict.reason, verdict.cert)
+            return
+        if self.hold.holds(rep, epoch, target):
+            yield Log("info", f"the removal of seat {target} waits: the call may be agreed")
+            yield from self._recount(epoch, target, now)
+            yield from self.on_held(now)
             return
         reason, cert = verdict.reason, verdict.cert
         rep.remove(target, reason, epoch)
@@ -317,11 +274,49 @@ class Removals:
             # resolved as if the removed seat had revealed (withheld.py)
             yield Emit(ev.RoundResolved(rep.engine.results[-1]))
         yield from self.on_removed(epoch, voided, now)
-        # the removal took a seat out of the count: the votes held against another seat of
-        # that epoch may now be a strict majority of those left (their own votes still are)
+        yield from self._recount(epoch, target, now)
+
+    def _recount(self, epoch: int, target: int, now: float) -> Effects:
+        """The removal of ``target`` took a seat out of the count: the votes held against
+        another seat of that epoch may now be a strict majority of those left."""
         for held_epoch, other in list(self.votes.votes):
             if held_epoch == epoch and other != target:
                 yield from self.maybe_remove(epoch, other, now)
+
+    def ignores(self, epoch: int, seat: int) -> bool:
+        """We voted ``seat`` out of ``epoch`` and our vote may still remove it: we take none
+        of its entries of that epoch (completing it while the others void it would split
+        the table) and wait for the certificate. Not when we are the only seat left to vote:
+        two seats left of an epoch that began with more, where a lone vote removes nobody
+        (each had voted the other out, and each ignored the other for ever). While a removal
+        is held (removal_hold.py) its target is counted out, and so are the votes that can
+        no longer come: those of seats that showed they voided the epoch, which we lack."""
+        rep = self.ctx.replica
+        state = rep.removal_epoch(epoch)
+        if not self.votes.voted(epoch, seat, self.ctx.seat) or state is None:
+            return False
+        held = self.hold.held(epoch)
+        others = remaining(state.participants, removed_in(rep, epoch) | held, seat)
+        box = self.votes.votes.get((epoch, seat), {})
+        able = [v for v in others if v in box or not held or v not in self.hold.left]
+        return len(others) >= 2 and len(able) * 2 > len(others)
+
+    def release(self, now: float) -> Effects:
+        """The log moved, or we void: apply the held removals where they land now."""
+        epoch = self.hold.epoch
+        for target in self.hold.released():
+            if epoch is not None:
+                yield from self.maybe_remove(epoch, target, now)
+
+    def shown_void(self, seat: int, now: float) -> Effects:
+        """``seat`` showed that it left our epoch: void on its word if we may (removal_hold)."""
+        rep = self.ctx.replica
+        if not self.hold.active(rep.epoch.number):
+            return
+        self.hold.saw_left(rep.epoch.number, seat)
+        if self.hold.shows_void(rep, seat, self.ignores(rep.epoch.number, seat)):
+            yield Log("warning", f"seat {seat} voided epoch {rep.epoch.number}: so do we")
+            yield from self.release(now)
 
     def abandon(self, seat: int, reason: Reason, claims: list[bytes]) -> Effects:
         """Two seats left and one claims the other silent or stalled: the game ends with no

@@ -50,6 +50,7 @@ def replay_journal(records: list[bytes], now: float, intake: LogIntake, removals
     intake.seen = {item.digest for item in rep.chain}
     if phases.secrets is not None and phases.secrets.epoch != rep.epoch.number:
         phases.secrets = None
+    removals.hold.restored(rep)  # our acks are not journalled (removal_hold.py)
     yield Log("info", f"restored {len(rep.chain)} entries from the journal")
     for data in own:
         env = ctx.open(data)

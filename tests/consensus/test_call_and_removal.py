@@ -102,15 +102,12 @@ class CallRace:
                             f"seats {removed} were removed")
 
 
-# (seats, seed): each ends split on main before issue 19's fix (3 seats: two logs, neither
-# ends; 4 to 6 seats: Y voids the epoch, the others resolve the call without Z and vote Y out)
+# (seats, seed): each ended split before issue 19's fix, d5f09e1 (3 seats: two logs, neither
+# ends; 4 to 6 seats: Y voided the epoch, the others resolved the call without Z and voted Y
+# out); now Y holds the removal back until the call is agreed (removal_hold.py)
 SPLIT_CASES = [(3, 1), (3, 4), (4, 1), (4, 2), (5, 3), (6, 1)]
 
 
-@pytest.mark.xfail(strict=True, raises=LogsSplit, reason=(
-    "issue 19: a removal certificate applied before the call at one seat (the epoch voided) "
-    "and after it at another (withheld, REVEAL again) leaves two logs that never meet: "
-    "soak seed 5190 on 733502a"))
 @pytest.mark.parametrize(("n", "seed"), SPLIT_CASES)
 def test_a_removal_taken_before_the_call_by_one_seat_and_after_it_by_another(
     n: int, seed: int
