@@ -81,7 +81,7 @@ def _consensus(quick: bool, so_far: Mapping[str, Value]) -> Mapping[str, Value]:
 
 
 def _spectators(quick: bool, _: Mapping[str, Value]) -> Mapping[str, Value]:
-    from dudo_p2p.bench.peers import with_spectators
+    from dudo_p2p.bench.spectators import with_spectators
 
     return with_spectators(quick)
 
