@@ -18,6 +18,8 @@ from dudo_p2p.consensus.genesis import Candidate, propose, seating_from, sign
 from dudo_p2p.consensus.machine import TableMachine, Timeouts
 from dudo_p2p.consensus.replica import EpochPhase, Seating
 from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.protocol.envelope import open_envelope, peek_kind
+from dudo_p2p.protocol.kinds import Act
 from dudo_p2p.rules import RuleSet
 
 Route = Callable[[int, int, bytes, float], list[float]]
@@ -239,6 +241,19 @@ class FakeNet:
             if s not in self.dead and not self.machines[s].removed_me
         }
 
+
+
+def call_in(net: FakeNet, frame: bytes) -> tuple[int, int] | None:
+    """(caller's seat, epoch) when ``frame`` is a signed ¡Dudo! or ¡Calzo! act of ``net``'s
+    table, else None: what the call-and-removal scenarios watch the network for."""
+    if peek_kind(frame) != "act":
+        return None
+    env = open_envelope(frame)
+    if not (isinstance(env.body, Act) and env.body.kind in ("dudo", "calzo")):
+        return None
+    caller = net.seating.seat_of(env.author)
+    assert caller is not None
+    return caller, env.round_no
 
 def random_rules(rng: random.Random) -> RuleSet:
     """A random valid rule set: draw every option, keep the first coherent combination."""

@@ -25,11 +25,10 @@ import pytest
 
 from dudo_p2p.consensus.machine import Timeouts
 from dudo_p2p.consensus.replica import AFTER_CALL
-from dudo_p2p.protocol.envelope import open_envelope, peek_kind
-from dudo_p2p.protocol.kinds import Act
+from dudo_p2p.protocol.envelope import peek_kind
 from dudo_p2p.rules import RuleSet
 
-from .fakenet import FakeNet
+from .fakenet import FakeNet, call_in
 
 MAX_STEPS = 10_000  # the same game without the losses ends within about 800 steps
 
@@ -56,13 +55,9 @@ class CallRace:
 
     def route(self, src: int, dst: int, frame: bytes, now: float) -> list[float]:
         kind = peek_kind(frame)
-        if self.call is None and kind == "act":
-            env = open_envelope(frame)
-            if isinstance(env.body, Act) and env.body.kind in ("dudo", "calzo"):
-                caller = self.net.seating.seat_of(env.author)
-                assert caller is not None
-                self.y, self.z = [s for s in range(self.n) if s != caller][:2]
-                self.call = (caller, env.round_no)
+        if self.call is None and (call := call_in(self.net, frame)) is not None:
+            self.y, self.z = [s for s in range(self.n) if s != call[0]][:2]
+            self.call = call
         lost = src == self.z or kind not in ("act", "vote", "heartbeat")
         if self.losses and self.call is not None and self.cut and dst == self.y and lost:
             return []

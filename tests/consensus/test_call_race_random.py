@@ -20,11 +20,10 @@ import random
 import pytest
 
 from dudo_p2p.consensus.machine import Timeouts
-from dudo_p2p.protocol.envelope import open_envelope, peek_kind
-from dudo_p2p.protocol.kinds import Act
+from dudo_p2p.protocol.envelope import peek_kind
 from dudo_p2p.rules import RuleSet
 
-from .fakenet import FakeNet
+from .fakenet import FakeNet, call_in
 
 KINDS = ("ack", "act", "sync-reply", "heartbeat", "vote", "commit", "nonce", "reveal",
          "result-sign", "sync-request")
@@ -70,12 +69,8 @@ class RandomRace:
 
     def route(self, src: int, dst: int, frame: bytes, now: float) -> list[float]:
         kind = peek_kind(frame)
-        if self.call_at is None and kind == "act":
-            env = open_envelope(frame)
-            if isinstance(env.body, Act) and env.body.kind in ("dudo", "calzo"):
-                caller = self.net.seating.seat_of(env.author)
-                assert caller is not None
-                self._draw(caller, now)
+        if self.call_at is None and (call := call_in(self.net, frame)) is not None:
+            self._draw(call[0], now)
         if self.call_at is not None and now < self.call_at + self.window and dst in self.victims:
             p = self.policy[dst]
             if src == self.z and self.rng.random() < p["from-z"]:
