@@ -10,6 +10,7 @@ reword the document and keep the number, and only the phrase here changes with i
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import re
@@ -34,6 +35,7 @@ from dudo_p2p.consensus import (
     watching,
 )
 from dudo_p2p.consensus.actions_wire import action_fields
+from dudo_p2p.consensus.evidence import LOG_KINDS
 from dudo_p2p.consensus.intake import MAX_BUFFERED
 from dudo_p2p.consensus.reasons import Reason
 from dudo_p2p.crypto import identity as identity_module
@@ -52,7 +54,7 @@ from dudo_p2p.protocol import names
 from dudo_p2p.protocol.codec import MAX_FRAME, encode
 from dudo_p2p.protocol.envelope import GAME_ID_SIZE, MAX_COUNTER, seal_envelope
 from dudo_p2p.protocol.kinds import MAX_PHRASE, Heartbeat
-from dudo_p2p.protocol.messages import _KIND_RE
+from dudo_p2p.protocol.messages import _KIND_RE, message_class
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import (
     Bid,
@@ -470,3 +472,23 @@ def test_the_package_has_the_version_the_document_states() -> None:
     assert f"Version {PROTOCOL_VERSION} (what changed since version {PROTOCOL_VERSION - 1}" in \
         spec_text()
     assert Path(dudo_p2p.__file__).parent == ROOT / "dudo_p2p"
+
+
+# ---- the log's entry kinds ---------------------------------------------------------------
+
+
+def test_the_entry_kinds_of_section_4_1_are_the_log_kinds_with_their_fields() -> None:
+    """§4.1's table lists every kind §4.10 marks as a log entry, each with every field of
+    its dataclass; §4.5's proof kinds are the ones an equivocation proof takes."""
+    entries = next(t for t in tables(section(spec_text(), "4.1 ")) if t[0][0] == "kind")
+    doc = {plain(row[0]): [f.split(" (")[0].strip() for f in re.sub(r"\([^)]*\)", "",
+                                                                     row[1]).split(",")]
+           for row in entries[1:]}
+    context = next(t for t in tables(section(spec_text(), "4.10 ")) if plain(t[0][0]) == "kind")
+    logged = {plain(row[0]) for row in context[1:] if plain(row[1]) == "yes"}
+    assert set(doc) == logged
+    for kind, fields in doc.items():
+        assert fields == [f.name for f in dataclasses.fields(message_class(kind))], kind
+    proof_kinds = said("4.5 ").split("of a log kind (")[1].split(")")[0]
+    assert set(backticked(proof_kinds)) == LOG_KINDS
+    assert logged - {"key-share"} == LOG_KINDS
