@@ -492,3 +492,34 @@ def test_the_entry_kinds_of_section_4_1_are_the_log_kinds_with_their_fields() ->
     proof_kinds = said("4.5 ").split("of a log kind (")[1].split(")")[0]
     assert set(backticked(proof_kinds)) == LOG_KINDS
     assert logged - {"key-share"} == LOG_KINDS
+
+
+# ---- every name of the code the document quotes ----------------------------------------------
+
+# names of libzmq, the socket API and the text's own notation, not of this package
+_NOT_OURS = re.compile(r"(ZMQ_|EVENT_|SO_|SIOC)\w+|MAXMSGSIZE|H|MAC|len|packb")
+
+
+def test_every_class_function_and_constant_protocol_md_quotes_is_in_the_package() -> None:
+    """`TableMachine.heard`, `open_genesis(...)`, `TELL_LINGER`, `CheatDetected`: each a
+    class, function or constant that exists, so a renamed one fails here."""
+    text = spec_text()
+    quoted = set(re.findall(r"`([A-Za-z_][\w.]*)\(", text))
+    quoted |= set(re.findall(r"`([A-Z][A-Za-z]+\.[a-z_]+)`", text))
+    quoted |= set(re.findall(r"`([A-Z][A-Z_]{3,})`", text))
+    quoted |= set(re.findall(r"`([A-Z][a-z]+(?:[A-Z][a-z0-9]+)+)[`(]", text))
+    quoted = {q for q in quoted if not _NOT_OURS.fullmatch(q)}
+    assert len(quoted) > 60  # the scan finds them (it is not vacuous)
+    source = "\n".join(p.read_text() for p in (ROOT / "dudo_p2p").rglob("*.py"))
+    missing = []
+    for name in sorted(quoted):
+        last = re.escape(name.split(".")[-1])
+        if not re.search(rf"(def {last}\(|class {last}\b|^\s*{last}\b[^=\n]*=|\b{last}: )",
+                         source, flags=re.M):
+            missing.append(name)
+    # snake_case names (functions, fields, options): a word of the package's source at least
+    words = {w for w in re.findall(r"`([a-z]+(?:_[a-z0-9]+)+)`", text)
+             if not w.startswith("test_") and not re.fullmatch(r"[a-z]_[a-z]", w)}
+    assert len(words) > 40
+    missing += sorted(w for w in words if not re.search(rf"\b{w}\b", source))
+    assert not missing, f"protocol.md quotes names the package does not have: {missing}"
