@@ -5,7 +5,8 @@ routing id the sender's DEALER set, so one port serves everyone; every peer keep
 peer it talks to, so a send names exactly one destination and ZeroMQ queues, reconnects and
 heartbeats each link on its own. A pair of peers therefore uses two TCP connections, one per
 direction, and no frame ever goes back down the ROUTER (so nothing depends on routing tables
-the other side controls).
+the other side controls). The ROUTER and reading it are :mod:`~dudo_p2p.net.router`'s; one
+outgoing link is :mod:`~dudo_p2p.net.dealer`'s; ``Links`` holds them together.
 
 What this layer guarantees and what it does not:
 
@@ -45,39 +46,16 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import zmq
-from zmq.utils.monitor import parse_monitor_message
 
 from dudo_p2p.errors import InvalidValue, LocalProtocolError
-from dudo_p2p.net.dealer import (
-    Dealer,
-    LinkTimers,
-    close_dealer,
-    drained_events,
-    open_dealer,
-    set_heartbeats,
-)
-from dudo_p2p.net.routing import LINK_NONCE_LEN, MAX_PEER_ID, classify, routing_id, split_routing_id
+from dudo_p2p.net.dealer import Dealer, LinkTimers, close_dealer, drained_events, open_dealer
+from dudo_p2p.net.router import Incoming, Router
+from dudo_p2p.net.routing import LINK_NONCE_LEN, MAX_PEER_ID, routing_id
 
 log = logging.getLogger(__name__)
-
-# At most this many messages per recv_ready() call, so one flooding peer cannot starve the
-# node's loop; zmq.Poller is level-triggered, so the rest is read on the next turn.
-MAX_BATCH = 10_000
-
-# plain ints: pyzmq's enum constants make every `&` and every option lookup build an enum
-# member (a tenth of the loop's zmq time in a CPU profile)
-_EVENTS = int(zmq.EVENTS)
-_POLLIN = int(zmq.POLLIN)
-_NOBLOCK = int(zmq.NOBLOCK)
-
-_HANDSHAKE_FAILED = (
-    zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-    | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
-    | zmq.EVENT_HANDSHAKE_FAILED_AUTH
-)
 
 STAT_KEYS = (
     "received",  # frames handed to the caller
@@ -92,16 +70,6 @@ STAT_KEYS = (
     "handshake_failures",  # incoming connections that never spoke valid ZMTP (monitor)
     "relinks",  # our DEALERs replaced (new nonce) after their connection dropped
 )
-
-
-class Incoming(NamedTuple):
-    """One received frame: the sender's claimed id, the bytes, the remote IP ZeroMQ saw, and
-    the connection it came on (its whole routing id: unique per sending socket)."""
-
-    sender: bytes
-    frame: bytes
-    address: str | None
-    conn: bytes = b""
 
 
 class Links:
@@ -142,30 +110,11 @@ class Links:
         self.stats: dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
         self._closed = False
 
-        router: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
-        router.setsockopt(zmq.LINGER, 0)
-        # No ROUTER_HANDOVER and no RCVHWM: either lets a connection's input stop, and a
-        # stopped connection that then fails aborts libzmq 4.3.x (module docstring). Ids
-        # never collide between honest sockets (a nonce each), so handover buys nothing.
-        router.setsockopt(zmq.ROUTER_HANDOVER, 0)
-        router.setsockopt(zmq.RCVHWM, 0)
-        # ZeroMQ refuses an oversize frame from its length header, before allocating it.
-        router.setsockopt(zmq.MAXMSGSIZE, max_frame)
-        set_heartbeats(router, self._timers)
-        self._router = router
-        try:
-            if port == 0:
-                self.port = router.bind_to_random_port(f"tcp://{bind_host}")
-            else:
-                router.bind(f"tcp://{bind_host}:{port}")
-                self.port = port
-            self._monitor: zmq.Socket[Any] = router.get_monitor_socket(
-                zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED | _HANDSHAKE_FAILED
-            )
-        except BaseException:
-            router.close(linger=0)
-            raise
-        self.endpoint: str = router.getsockopt_string(zmq.LAST_ENDPOINT)
+        # the incoming side: one ROUTER and its monitor (router.py)
+        self._in = Router(ctx, bind_host, port, max_frame, self._timers, self.stats)
+        self._router = self._in.sock  # (a test polls it directly)
+        self.port = self._in.port
+        self.endpoint: str = self._in.endpoint
 
     # -- outgoing -------------------------------------------------------------------------
 
@@ -295,7 +244,7 @@ class Links:
 
     def sockets_for_poll(self) -> list[zmq.Socket[Any]]:
         """Register these with a ``zmq.Poller`` for POLLIN; call ``recv_ready`` when one fires."""
-        return [self._router, self._monitor]
+        return [self._in.sock, self._in.monitor]
 
     def monitors_for_poll(self) -> list[zmq.Socket[Any]]:
         """The monitor socket of every DEALER (they change as links are made, replaced and
@@ -307,7 +256,7 @@ class Links:
         """Every frame waiting now, as ``(claimed sender id, frame)``, in arrival order.
 
         Never blocks, never raises for what peers sent: malformed messages are counted in
-        ``stats`` and dropped. Reads at most ``MAX_BATCH`` frames per call.
+        ``stats`` and dropped. Reads at most ``router.MAX_BATCH`` frames per call.
         """
         return [(m.sender, m.frame) for m in self.recv_incoming()]
 
@@ -318,58 +267,7 @@ class Links:
         The node needs that address to link back to a peer that joined us by ``host:port``
         and told us only its link port.
         """
-        self._drain_monitor()
-        out: list[Incoming] = []
-        router = self._router
-        for _ in range(MAX_BATCH):
-            # ask before reading: a read of an empty socket raises zmq.Again, which cost
-            # more than the frame it ended (a third of the loop's zmq time in a profile)
-            if not _readable(router):
-                break
-            try:
-                parts = _recv_parts(router)
-            except zmq.Again:
-                break
-            message = self._accept(parts)
-            if message is not None:
-                out.append(message)
-        self.stats["received"] += len(out)
-        return out
-
-    def _accept(self, parts: list[zmq.Frame]) -> Incoming | None:
-        """Check one ROUTER message (routing id + parts); None (counted) when malformed."""
-        rid = parts[0].bytes
-        problem = classify(rid, [len(p) for p in parts[1:]], self.max_frame)
-        if problem is not None:
-            self._drop(problem, rid)
-            return None
-        sender, _ = split_routing_id(rid)
-        try:
-            address = parts[1].get("Peer-Address")
-        except zmq.ZMQError:  # transports without an address (inproc, ipc)
-            address = None
-        return Incoming(sender, parts[1].bytes, address if isinstance(address, str) else None,
-                        rid)
-
-    def _drop(self, kind: str, rid: bytes) -> None:
-        self.stats[kind] += 1
-        # Warn once per kind so a peer spraying garbage cannot flood the log.
-        level = logging.WARNING if self.stats[kind] == 1 else logging.DEBUG
-        log.log(level, "dropped a message (%s) from routing id %s", kind, rid[:8].hex())
-
-    def _drain_monitor(self) -> None:
-        while _readable(self._monitor):
-            try:
-                raw = self._monitor.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return
-            event = parse_monitor_message(raw)["event"]
-            if event == zmq.EVENT_ACCEPTED:
-                self.stats["accepted"] += 1
-            elif event == zmq.EVENT_DISCONNECTED:
-                self.stats["disconnects"] += 1
-            elif event & _HANDSHAKE_FAILED:
-                self.stats["handshake_failures"] += 1
+        return self._in.recv_incoming()
 
     # -- lifetime -------------------------------------------------------------------------
 
@@ -383,9 +281,7 @@ class Links:
         for entry in self._dealers.values():
             close_dealer(entry, linger_ms)
         self._dealers.clear()
-        self._router.disable_monitor()
-        self._monitor.close(linger=0)
-        self._router.close(linger=0)
+        self._in.close()
 
     def __enter__(self) -> Links:
         return self
@@ -393,21 +289,3 @@ class Links:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-def _readable(sock: zmq.Socket[Any]) -> bool:
-    """A message is waiting on ``sock`` (ZMQ_EVENTS: no read, no raised zmq.Again)."""
-    events = sock.get(_EVENTS)
-    return isinstance(events, int) and bool(events & _POLLIN)
-
-
-def _recv_parts(sock: zmq.Socket[Any]) -> list[zmq.Frame]:
-    """Every part of the message waiting on ``sock``, without blocking (zmq.Again when none
-    is). What ``recv_multipart(NOBLOCK, copy=False)`` gives, but a part says whether more
-    follow (``Frame.more``) instead of a ``getsockopt(RCVMORE)`` per part. ZeroMQ hands a
-    message over whole, so once its first part is read the others are there."""
-    frame = sock.recv(_NOBLOCK, copy=False)
-    parts = [frame]
-    while frame.more:
-        frame = sock.recv(_NOBLOCK, copy=False)
-        parts.append(frame)
-    return parts

@@ -4,7 +4,7 @@
 A transport links to peers by key (``connect``, ``rekey`` of a placeholder, ``disconnect``),
 sends a frame to a peer's link without blocking, waits for input up to a timeout, and gives
 back the frames that arrived, each with its claimed sender, the remote address and its
-connection id (:class:`~dudo_p2p.net.links.Incoming`), **after** the per-connection flood
+connection id (:class:`~dudo_p2p.net.router.Incoming`), **after** the per-connection flood
 limit (:class:`~dudo_p2p.net.flood.FloodLimiter`): a flood never reaches the node.
 
 Young links: a ZeroMQ link refuses frames until its TCP and ZMTP handshakes are done
@@ -30,7 +30,8 @@ import zmq
 
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.flood import FloodLimiter
-from dudo_p2p.net.links import Incoming, Links
+from dudo_p2p.net.links import Links
+from dudo_p2p.net.router import Incoming
 from dudo_p2p.net.routing import LINK_NONCE_LEN, ROUTING_PREFIX
 
 LINK_UP_GRACE = 1.0

@@ -67,7 +67,7 @@ from dudo_p2p.consensus.watching import WATCH_KINDS, Note
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.discovery import Discovery
-from dudo_p2p.net.links import Incoming
+from dudo_p2p.net.router import Incoming
 from dudo_p2p.net.transport import Transport, ZmqTransport
 from dudo_p2p.node import journal as jr
 from dudo_p2p.node.advert import beacon_for

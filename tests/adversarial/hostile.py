@@ -22,7 +22,7 @@ from dudo_p2p.bots import make_bot
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.crypto.identity import Identity
-from dudo_p2p.net.links import Incoming
+from dudo_p2p.net.router import Incoming
 from dudo_p2p.node.config import NetConfig
 from dudo_p2p.node.loop import AnyEffect
 from dudo_p2p.node.node import Node

@@ -16,7 +16,8 @@ import zmq
 from net_helpers import WAIT, free_tcp_port, recv_frames, send_until_queued
 
 from dudo_p2p.errors import InvalidValue, LocalProtocolError
-from dudo_p2p.net.links import Incoming, Links
+from dudo_p2p.net.links import Links
+from dudo_p2p.net.router import Incoming
 from dudo_p2p.net.routing import ROUTING_PREFIX, classify, routing_id
 
 A = b"\xaa" * 32
