@@ -38,6 +38,7 @@ from dudo_p2p.consensus.actions_wire import action_fields
 from dudo_p2p.consensus.evidence import LOG_KINDS
 from dudo_p2p.consensus.intake import MAX_BUFFERED
 from dudo_p2p.consensus.reasons import Reason
+from dudo_p2p.consensus.transitions import CONCURRENT
 from dudo_p2p.crypto import identity as identity_module
 from dudo_p2p.crypto.hashing import PROTOCOL_VERSION, TAG_PREFIX, encode_parts
 from dudo_p2p.crypto.identity import KEY_SIZE, SIGNATURE_SIZE, Identity
@@ -54,7 +55,7 @@ from dudo_p2p.protocol import names
 from dudo_p2p.protocol.codec import MAX_FRAME, encode
 from dudo_p2p.protocol.envelope import GAME_ID_SIZE, MAX_COUNTER, seal_envelope
 from dudo_p2p.protocol.kinds import MAX_PHRASE, Heartbeat
-from dudo_p2p.protocol.messages import _KIND_RE, message_class
+from dudo_p2p.protocol.messages import _KIND_RE, kind_of, message_class
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import (
     Bid,
@@ -524,3 +525,8 @@ def test_every_class_function_and_constant_protocol_md_quotes_is_in_the_package(
     assert len(words) > 40
     missing += sorted(w for w in words if not re.search(rf"\b{w}\b", source))
     assert not missing, f"protocol.md quotes names the package does not have: {missing}"
+
+
+def test_the_concurrent_kinds_of_section_4_4_are_the_concurrent_phases_entries() -> None:
+    listed = said("4.4 ").split("Concurrent entries (")[1].split(")")[0]
+    assert {k.strip() for k in listed.split(",")} == {kind_of(c) for c in CONCURRENT.values()}
