@@ -52,6 +52,7 @@ import zmq
 
 from dudo_p2p.errors import InvalidValue, LocalProtocolError
 from dudo_p2p.net.dealer import Dealer, LinkTimers, close_dealer, drained_events, open_dealer
+from dudo_p2p.net.router import MAX_BATCH as MAX_BATCH  # the links' limit, read by the spec test
 from dudo_p2p.net.router import Incoming, Router
 from dudo_p2p.net.routing import LINK_NONCE_LEN, MAX_PEER_ID, routing_id
 

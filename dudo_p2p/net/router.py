@@ -60,30 +60,30 @@ class Router:
                  timers: LinkTimers, stats: dict[str, int]) -> None:
         self.max_frame = max_frame
         self.stats = stats
-        sock: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
-        sock.setsockopt(zmq.LINGER, 0)
+        router: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 0)
         # No ROUTER_HANDOVER and no RCVHWM: either lets a connection's input stop, and a
         # stopped connection that then fails aborts libzmq 4.3.x (links docstring). Ids
         # never collide between honest sockets (a nonce each), so handover buys nothing.
-        sock.setsockopt(zmq.ROUTER_HANDOVER, 0)
-        sock.setsockopt(zmq.RCVHWM, 0)
+        router.setsockopt(zmq.ROUTER_HANDOVER, 0)
+        router.setsockopt(zmq.RCVHWM, 0)
         # ZeroMQ refuses an oversize frame from its length header, before allocating it.
-        sock.setsockopt(zmq.MAXMSGSIZE, max_frame)
-        set_heartbeats(sock, timers)
-        self.sock = sock
+        router.setsockopt(zmq.MAXMSGSIZE, max_frame)
+        set_heartbeats(router, timers)
+        self.sock = router
         try:
             if port == 0:
-                self.port = sock.bind_to_random_port(f"tcp://{bind_host}")
+                self.port = router.bind_to_random_port(f"tcp://{bind_host}")
             else:
-                sock.bind(f"tcp://{bind_host}:{port}")
+                router.bind(f"tcp://{bind_host}:{port}")
                 self.port = port
-            self.monitor: zmq.Socket[Any] = sock.get_monitor_socket(
+            self.monitor: zmq.Socket[Any] = router.get_monitor_socket(
                 zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED | HANDSHAKE_FAILED
             )
         except BaseException:
-            sock.close(linger=0)
+            router.close(linger=0)
             raise
-        self.endpoint: str = sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.endpoint: str = router.getsockopt_string(zmq.LAST_ENDPOINT)
 
     def recv_incoming(self) -> list[Incoming]:
         """Every frame waiting now (at most :data:`MAX_BATCH`), in arrival order; malformed
