@@ -53,22 +53,6 @@ def test_verify_never_raises_on_garbage(key: object, data: object, sig: object) 
     assert verify(key, data, sig) is False  # type: ignore[arg-type]
 
 
-def test_verify_keeps_parsed_keys_bounded_and_answers_as_before() -> None:
-    """verify keeps each parsed key (identity._verify_keys): more keys than it keeps, each
-    checked twice, every answer still right; a key that is no point stays refused."""
-    from dudo_p2p.crypto import identity as ident
-
-    ids = [Identity.generate(counter_bytes(f"k{i}")) for i in range(ident.MAX_VERIFY_KEYS + 5)]
-    for _ in range(2):
-        for i, one in enumerate(ids):
-            signature = one.sign(b"bid")
-            assert verify(one.public_key, b"bid", signature)
-            assert not verify(ids[i - 1].public_key, b"bid", signature)
-            assert len(ident._verify_keys) <= ident.MAX_VERIFY_KEYS
-    for _ in range(2):  # not a curve point: refused when parsed, and when kept
-        assert not verify(b"\xff" * 32, b"bid", b"\x00" * 64)
-
-
 def test_serialization_round_trips_and_detects_corruption() -> None:
     identity = Identity.generate(counter_bytes("a"))
     data = identity.to_bytes()
