@@ -62,8 +62,7 @@ def _box(rep: Replica, dealer: int, recipient: int, body: Commit) -> bytes:
 
 
 def _checked(body: Commit, recipient: int, share: bytes) -> bool:
-    points = vss.decode_commitments(body.vss_cs)
-    return points is not None and vss.share_ok(points, recipient, share)
+    return vss.share_ok(body.vss_cs, recipient, share)
 
 
 def received_share(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dudo_p2p.consensus.chain import SEALED_SHARE_SIZE, EpochLog
 from dudo_p2p.crypto.dice import check_commitment
-from dudo_p2p.crypto.vss import decode_commitments, key_ok, share_ok
+from dudo_p2p.crypto.vss import key_ok, share_ok
 from dudo_p2p.errors import CommitmentMismatch, DecodeError
 from dudo_p2p.protocol.kinds import Commit, KeyShare, Nonce, Reveal
 
@@ -93,8 +93,7 @@ def check_key_share(rep: EpochLog, seat: int, body: KeyShare) -> None:
     if body.seats != tuple(sorted(ep.withheld)) or len(body.shares) != len(body.seats):
         raise DecodeError(f"the keys of seats {sorted(ep.withheld)} are being recovered")
     for hidden, share in zip(body.seats, body.shares, strict=True):
-        points = decode_commitments(ep.commits[hidden].vss_cs)
-        if points is None or not share_ok(points, seat, share):
+        if not share_ok(ep.commits[hidden].vss_cs, seat, share):
             raise CommitmentMismatch(
                 f"seat {seat}'s share of seat {hidden}'s key does not check"
             )

@@ -1,7 +1,10 @@
 """Edwards25519 group arithmetic in pure Python, for verifiable secret sharing (protocol.md §3.7).
 
-``cryptography`` signs and exchanges keys on Curve25519 but exposes no point addition, and
-Feldman commitments and the proof of a Diffie-Hellman value need it. This module is the
+Feldman commitments and the proof of a Diffie-Hellman value need point arithmetic, which
+``cryptography`` does not expose. This module is the exact reference of that arithmetic:
+:mod:`~dudo_p2p.crypto.points` computes the hot cases (base products, sums of encoded
+points) by libsodium, byte for byte as here, and falls back on this module for the rest
+(torsion components, anything a cheat sends) and the exchange proof. This is the
 group of RFC 8032 §5.1 (twisted Edwards, a = -1, base point B of prime order ``L``), in
 extended coordinates (X, Y, Z, T) with x = X/Z, y = Y/Z, xy = T/Z, and its encodings:
 

@@ -18,7 +18,9 @@ commitments ``C_k = a_k·B`` to the polynomial's coefficients (``a_0 = x_i``):
 The other coefficients are derived from ``x_i`` (:func:`coefficients`), so a restarted seat
 deals the very same shares again. Checks compare cofactor-cleared points (8P): a torsion
 component in a commitment changes nothing a check accepts, so interpolation holds exactly
-in the prime-order group. Pure: integers and hashes only.
+in the prime-order group. The products and sums are libsodium's (:mod:`~dudo_p2p.crypto.points`)
+where an honest dealer's points make the check a plain equality; anything else is decided
+by the reference arithmetic of :mod:`~dudo_p2p.crypto.edwards`. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from dudo_p2p.crypto import edwards as ed
+from dudo_p2p.crypto import points as pt
 from dudo_p2p.crypto.dice import validate_context
 from dudo_p2p.crypto.hashing import encode_parts, tag, tagged_hash
 from dudo_p2p.errors import InvalidValue
@@ -77,7 +80,7 @@ def coefficients(game_id: bytes, round_no: int, dealer: int, key: bytes, t: int)
 
 def commitments(coefs: Sequence[int]) -> tuple[bytes, ...]:
     """The Feldman commitments a_k·B, encoded."""
-    return tuple(ed.encode_many([ed.mul_base(a) for a in coefs]))
+    return tuple(pt.base_times(a) for a in coefs)
 
 
 def share_for(coefs: Sequence[int], seat: int) -> bytes:
@@ -96,12 +99,31 @@ def decode_commitments(encoded: Sequence[bytes]) -> list[ed.Point] | None:
     return [p for p in points if p is not None]
 
 
-def share_ok(points: Sequence[ed.Point], seat: int, share: bytes) -> bool:
-    """True when ``share`` is seat ``seat``'s share of the polynomial ``points`` commit to:
+def share_ok(commitments: Sequence[bytes], seat: int, share: bytes) -> bool:
+    """True when ``commitments`` are canonical encodings of points of the curve and
+    ``share`` is seat ``seat``'s share of the polynomial they commit to:
     8·s·B == 8·Σ (seat+1)^k·C_k."""
     s = ed.scalar_of(share)
-    if s is None or not points:
+    if s is None or not commitments or not all(pt.canonical(c) for c in commitments):
         return False
+    if _evaluate(commitments, seat + 1) == pt.base_times(s):
+        return True  # the very point (so every C_k a point): what an honest dealer gives
+    points = decode_commitments(commitments)  # anything else: the exact check
+    return points is not None and _share_ok_points(points, seat, s)
+
+
+def _evaluate(commitments: Sequence[bytes], z: int) -> bytes | None:
+    """Σ z^k·C_k encoded (Horner: acc·z + C_k, z small), or None if some C_k is no point;
+    every C_k passes through an addition, which checks it, unless there is only C_0."""
+    acc: bytes | None = commitments[-1]
+    for point in reversed(commitments[:-1]):
+        acc = pt.times_small(z, acc) if acc is not None else None
+        acc = pt.add(acc, point) if acc is not None else None
+    return acc
+
+
+def _share_ok_points(points: Sequence[ed.Point], seat: int, s: int) -> bool:
+    """share_ok on decoded points, in the reference arithmetic."""
     z, acc = seat + 1, ed.IDENTITY
     for point in reversed(points):  # Horner: acc = acc·z + C_k (z is small)
         acc = ed.add(ed.mul(z, acc), point)
@@ -111,15 +133,16 @@ def share_ok(points: Sequence[ed.Point], seat: int, share: bytes) -> bool:
 def key_ok(first: bytes, key: bytes) -> bool:
     """True when ``key`` is a canonical scalar x with 8·x·B == 8·C_0 (``first`` = C_0)."""
     x = ed.scalar_of(key)
-    c0 = ed.decode(first)
-    if x is None or c0 is None:
+    if x is None:
         return False
-    return _equal_8(ed.mul_base(x), c0)
+    if pt.base_times(x) == first:
+        return True  # the very point an honest dealer committed to
+    c0 = ed.decode(first)
+    return c0 is not None and _equal_8(ed.mul_base(x), c0)
 
 
 def _equal_8(p: ed.Point, q: ed.Point) -> bool:
-    """8p == 8q; p == q first, which implies it and is what an honest dealer's points give
-    (six doublings spared)."""
+    """8p == 8q; p == q first, which implies it (six doublings spared)."""
     return ed.equal(p, q) or ed.equal(ed.clear_cofactor(p), ed.clear_cofactor(q))
 
 

@@ -101,11 +101,10 @@ def test_decoding_finds_the_square_root_the_rfc_way() -> None:
 def test_any_t_checked_shares_rebuild_the_key_and_fewer_do_not(others: int, t: int) -> None:
     assert vss.threshold(others) == t
     key, coefs, cs = dealt(f"key-{others}", t)
-    points = vss.decode_commitments(cs)
-    assert points is not None
+    assert vss.decode_commitments(cs) is not None
     seats = range(1, others + 1)
     shares = {j: vss.share_for(coefs, j) for j in seats}
-    assert all(vss.share_ok(points, j, shares[j]) for j in seats)
+    assert all(vss.share_ok(cs, j, shares[j]) for j in seats)
     for subset in itertools.combinations(seats, t):
         assert vss.recover({j: shares[j] for j in subset}, t) == key
     if t > 1:
@@ -120,16 +119,17 @@ def test_any_t_checked_shares_rebuild_the_key_and_fewer_do_not(others: int, t: i
 
 def test_a_wrong_share_a_share_for_another_seat_or_another_key_does_not_check() -> None:
     key, coefs, cs = dealt("wrong", 3)
-    points = vss.decode_commitments(cs)
-    assert points is not None
+    assert vss.decode_commitments(cs) is not None
     good = vss.share_for(coefs, 2)
-    assert vss.share_ok(points, 2, good)
-    assert not vss.share_ok(points, 3, good)
+    assert vss.share_ok(cs, 2, good)
+    assert not vss.share_ok(cs, 3, good)
     bumped = ed.scalar_bytes((ed.scalar_of(good) or 0) + 1)
-    assert bumped != good and not vss.share_ok(points, 2, bumped)
-    assert not vss.share_ok(points, 2, ed.L.to_bytes(32, "little"))  # not canonical
+    assert bumped != good and not vss.share_ok(cs, 2, bumped)
+    assert not vss.share_ok(cs, 2, ed.L.to_bytes(32, "little"))  # not canonical
     assert not vss.key_ok(cs[0], ed.scalar_bytes((ed.scalar_of(key) or 0) + 1))
     assert vss.decode_commitments([cs[0], b"\xff" * 32]) is None
+    assert not vss.share_ok((cs[0], b"\xff" * 32, cs[2]), 2, good)  # no point of the curve
+    assert not vss.share_ok((), 2, good)
 
 
 def test_a_torsion_component_in_a_commitment_changes_nothing_a_check_accepts() -> None:
@@ -140,9 +140,8 @@ def test_a_torsion_component_in_a_commitment_changes_nothing_a_check_accepts() -
     c0 = ed.decode(cs[0])
     assert c0 is not None and not ed.torsion_free(ed.add(c0, order2))
     tainted = (ed.encode(ed.add(c0, order2)), cs[1])
-    points = vss.decode_commitments(tainted)
-    assert points is not None
-    assert all(vss.share_ok(points, j, vss.share_for(coefs, j)) for j in (1, 2))
+    assert vss.decode_commitments(tainted) is not None
+    assert all(vss.share_ok(tainted, j, vss.share_for(coefs, j)) for j in (1, 2))
     assert vss.key_ok(tainted[0], key)
 
 
