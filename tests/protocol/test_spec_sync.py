@@ -123,6 +123,8 @@ FACTS: list[tuple[str, str]] = [
     ("4.9 ", f"sent nothing — no roster, no genesis — for **{s(lobby.HOST_SILENCE)}**"),
     ("4.9 ", f"its own clock jumped **{s(lobby.PAUSED)}** or more between two of its ticks (it "
              f"ticks every second while welcomed"),
+    ("4.9 ", f"when the host finds its own clock jumped **{s(lobby.PAUSED)}** or more between "
+             f"two of its ticks"),
     ("4.9 ", f"none other is heard for **{s(seeking.LOOK_AGAIN)}** more"),
     ("4.9 ", f"linger up to {LEAVE_LINGER_MS / 1000:g} s so the frame goes out"),
     # §4.9 watching
