@@ -57,6 +57,7 @@ from dudo_p2p.protocol.codec import MAX_FRAME, encode
 from dudo_p2p.protocol.envelope import GAME_ID_SIZE, MAX_COUNTER, seal_envelope
 from dudo_p2p.protocol.kinds import MAX_PHRASE, Heartbeat
 from dudo_p2p.protocol.messages import _KIND_RE, kind_of, message_class
+from dudo_p2p.protocol.older import OLDER_VERSIONS
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import (
     Bid,
@@ -475,8 +476,14 @@ def test_the_link_socket_options_are_the_ones_the_sockets_hold() -> None:
 
 
 def test_the_package_has_the_version_the_document_states() -> None:
+    """One version for envelope and beacon (§2.5, §5.3), and the older one a host still
+    answers a hello of (§2.5 "Versions")."""
     assert f"Version {PROTOCOL_VERSION} (what changed since version {PROTOCOL_VERSION - 1}" in \
         spec_text()
+    assert beacon.VERSION == PROTOCOL_VERSION
+    assert {PROTOCOL_VERSION - 1} == OLDER_VERSIONS
+    assert f"**A peer of version {PROTOCOL_VERSION - 1}** asking to sit" in said("2.5 ")
+    assert f"tags did not change (`{TAG_PREFIX}`, §2.2)" in said("2.5 ")
     assert Path(dudo_p2p.__file__).parent == ROOT / "dudo_p2p"
 
 
