@@ -50,29 +50,56 @@ def encode_parts(domain: str, *parts: Part) -> bytes:
     Raises InvalidValue for a tag without the ``dudo-p2p/<version>/`` prefix, a bool (which
     would silently read as an int), an int outside 64-bit signed range, or another type.
     """
-    if not isinstance(domain, str) or not domain.startswith(TAG_PREFIX):
-        raise InvalidValue(f"hash tag {domain!r} lacks the {TAG_PREFIX!r} prefix")
-    tag_bytes = domain.encode("utf-8")
-    out = [struct.pack(">H", len(tag_bytes)), tag_bytes, struct.pack(">I", len(parts))]
+    # on every entry digest, chain link and commitment (tens of thousands a game): the
+    # tag's bytes are kept, and plain bytes and ints take a short path (~2 us a call, not 3-7)
+    out = [_tag_head(domain), len(parts).to_bytes(4, "big")]
     for part in parts:
-        # bool first: it is an int subclass, and True must not hash like 1 by accident.
-        if isinstance(part, bool):
-            raise InvalidValue("a bool is not a hash part; pass an int explicitly")
-        if isinstance(part, bytes | bytearray | memoryview):
-            payload = bytes(part)
-            kind = _TYPE_BYTES
-        elif isinstance(part, int):
-            if not _INT_MIN <= part <= _INT_MAX:
-                raise InvalidValue(f"hash part {part} is outside the 64-bit signed range")
-            payload = struct.pack(">q", part)
-            kind = _TYPE_INT
-        elif isinstance(part, str):
-            payload = part.encode("utf-8")
-            kind = _TYPE_STR
+        if type(part) is bytes:
+            out.append(_TYPE_BYTES + len(part).to_bytes(4, "big") + part)
+        elif type(part) is int and _INT_MIN <= part <= _INT_MAX:
+            out.append(_INT_HEAD + part.to_bytes(8, "big", signed=True))
         else:
-            raise InvalidValue(f"hash part of type {type(part).__name__} is not bytes|int|str")
-        out.append(kind + struct.pack(">I", len(payload)) + payload)
+            out.append(_encode_part(part))
     return b"".join(out)
+
+
+_INT_HEAD: Final = _TYPE_INT + (8).to_bytes(4, "big")
+_TAG_HEADS: dict[str, bytes] = {}
+_MAX_TAGS: Final = 256  # the code's tags are a few dozen: the bound is a guard only
+
+
+def _tag_head(domain: str) -> bytes:
+    """u16be(len(tag)) || tag, checked once per tag."""
+    head = _TAG_HEADS.get(domain) if type(domain) is str else None
+    if head is None:
+        if not isinstance(domain, str) or not domain.startswith(TAG_PREFIX):
+            raise InvalidValue(f"hash tag {domain!r} lacks the {TAG_PREFIX!r} prefix")
+        tag_bytes = domain.encode("utf-8")
+        head = struct.pack(">H", len(tag_bytes)) + tag_bytes
+        if len(_TAG_HEADS) < _MAX_TAGS:
+            _TAG_HEADS[domain] = head
+    return head
+
+
+def _encode_part(part: object) -> bytes:
+    """type || u32be(len(payload)) || payload for any part (the general path)."""
+    # bool first: it is an int subclass, and True must not hash like 1 by accident.
+    if isinstance(part, bool):
+        raise InvalidValue("a bool is not a hash part; pass an int explicitly")
+    if isinstance(part, bytes | bytearray | memoryview):
+        payload = bytes(part)
+        kind = _TYPE_BYTES
+    elif isinstance(part, int):
+        if not _INT_MIN <= part <= _INT_MAX:
+            raise InvalidValue(f"hash part {part} is outside the 64-bit signed range")
+        payload = struct.pack(">q", part)
+        kind = _TYPE_INT
+    elif isinstance(part, str):
+        payload = part.encode("utf-8")
+        kind = _TYPE_STR
+    else:
+        raise InvalidValue(f"hash part of type {type(part).__name__} is not bytes|int|str")
+    return kind + struct.pack(">I", len(payload)) + payload
 
 
 def tagged_hash(domain: str, *parts: Part) -> bytes:
