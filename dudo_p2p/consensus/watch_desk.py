@@ -60,7 +60,12 @@ REPLY_CACHE = 8  # signed replies kept, by place and state of the log (_chunk)
 # (1 s, not 0.5: at load 16 the serving host's CPU per action above the others' fell from
 # +0.11 to -0.06 ms, 4 alternated runs each, bench spectators at idle priority)
 PUSH_EVERY = 1.0
-
+# a refused key's link back (its refusal on the way) is closed after this: longer than a
+# young link holds a frame (net/transport.py, LINK_UP_GRACE 1 s), so the refusal goes out
+REFUSED_KEPT = 2.0
+# at most this many refused keys linked back at once: a flood of fresh keys opens no more
+# links than this (one past it is refused when a link is free again: it says watch again)
+REFUSED_LINKS = MAX_SPECTATORS
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,7 @@ class Desk:
         self.spectators: dict[bytes, int] = {}  # key -> its asker number in the pacer
         self.addresses: dict[bytes, tuple[str, int]] = {}  # key -> where to link back
         self.linked: dict[bytes, float] = {}  # spectators we linked back to -> since when
+        self.refusing: dict[bytes, float] = {}  # refused keys linked back to -> since when
         self.next_lapse = -1e9  # the next look for links to unlink (_lapsed)
         self.pacer = SyncPacer(heartbeat)
         self.answered: dict[bytes, float] = {}  # key -> when we last sent it the genesis
@@ -190,13 +196,10 @@ class Desk:
         elif key not in self.spectators and len(self.spectators) >= MAX_SPECTATORS:
             reason = RefusalReason.FULL
         if reason is not None:
-            self.refused += 1
-            refusal = Refusal(seating.table, key, reason.value)
-            sealed = seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0, refusal)
-            return [Connect(key, host, body.port), SendTo(key, sealed.to_bytes()),
-                    Note("info", f"refused a spectator: {reason.value}")]
+            return self._refuse(key, host, body.port, seating.table, reason, now)
         out: list[DeskEffect] = []
         self.addresses[key] = (host, body.port)
+        self.refusing.pop(key, None)  # (refused before for another table code: its link stays)
         if key not in self.spectators:
             self.spectators[key] = len(self.spectators) + 1000  # never a seat number
             out.append(Note("info", f"spectator {key[:4].hex()} watches "
@@ -206,6 +209,19 @@ class Desk:
         genesis_frame, signatures = genesis
         return [*out, *self._link(key, now), SendTo(key, genesis_frame),
                 *(SendTo(key, s) for s in signatures)]
+
+    def _refuse(self, key: bytes, host: str, port: int, table: str, reason: RefusalReason,
+                now: float) -> list[DeskEffect]:
+        """Link back to a refused key for REFUSED_KEPT, to say why (at most REFUSED_LINKS
+        such links at once: past it, nothing is sent and the key says watch again)."""
+        self.refused += 1
+        note = Note("info", f"refused a spectator: {reason.value}")
+        if key not in self.refusing and len(self.refusing) >= REFUSED_LINKS:
+            return [note]
+        self.refusing.setdefault(key, now)
+        refusal = seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0,
+                                Refusal(table, key, reason.value))
+        return [Connect(key, host, port), SendTo(key, refusal.to_bytes()), note]
 
     def _link(self, key: bytes, now: float) -> list[DeskEffect]:
         """Link back to spectator ``key`` once (at the address its watch gave)."""
@@ -260,7 +276,7 @@ class Desk:
         if machine is None or now > self._quiet_after:
             self._last = None  # nobody to push to: the next ask is answered, not deferred
             # (on every step of the seat's loop: the common case returns here)
-            return [*self._lapsed(now)] if self.linked else []
+            return [*self._lapsed(now)] if self.linked or self.refusing else []
         news: list[SendTo | Unlink] = [*self._lapsed(now)] if now >= self.next_lapse else []
         if machine.presence.away != self._away:
             news.extend(self._news(machine, now))
@@ -293,8 +309,8 @@ class Desk:
 
     def _lapsed(self, now: float) -> list[Unlink]:
         """Our links back to spectators that have not asked us (nor been linked) for
-        IDLE_ASKER, closed; looked for at most every KEEPALIVE. One that asks again is
-        linked again (_answer)."""
+        IDLE_ASKER, and to refused keys told for REFUSED_KEPT, closed; looked for at most
+        every KEEPALIVE. One that asks again is linked again (_answer)."""
         if now < self.next_lapse:
             return []
         self.next_lapse = now + KEEPALIVE
@@ -302,7 +318,10 @@ class Desk:
                 if now - max(since, self.asked_at.get(key, -1e9)) > IDLE_ASKER]
         for key in gone:
             del self.linked[key]
-        return [Unlink(key) for key in gone]
+        told = [key for key, since in self.refusing.items() if now - since > REFUSED_KEPT]
+        for key in told:
+            del self.refusing[key]
+        return [Unlink(key) for key in (*gone, *told)]
 
     def _keepalives(self, machine: TableMachine, now: float) -> list[SendTo]:
         """The log's length (an empty ``sync-reply`` from it: signed once per state of the

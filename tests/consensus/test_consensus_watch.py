@@ -677,3 +677,38 @@ def test_a_seat_unlinks_a_spectator_that_stopped_asking_and_links_it_again_if_it
     (ask,) = [o for o in leaves.due(net.now) if o.poll]
     effects = desk.receive(ask.frame, "127.0.0.1", net.machines[0], genesis, net.now)
     assert any(isinstance(e, Connect) and e.peer == leaves.identity.public_key for e in effects)
+
+
+def test_a_refused_keys_link_back_is_closed_and_a_flood_opens_a_bounded_number() -> None:
+    # a full table refuses the 17th key: linked back to say so, and that link is closed
+    # once the refusal had time to go out (REFUSED_KEPT); a flood of fresh keys never holds
+    # more than REFUSED_LINKS links back open (main at 47d74f5: one per key, never closed)
+    net = FakeNet(3, THREE_DICE, seed=11)
+    net.run_until(lambda: len(net.machines[0].replica.chain) > 5)
+    desk = Recording(net.ids[0])
+    genesis = (net.genesis, tuple(net.signatures))
+    keys = identities(MAX_SPECTATORS + 100, seed=910)
+    opened: list[bytes] = []
+    now = net.now
+    for k, identity in enumerate(keys):
+        watch = Spectator(identity, "", "127.0.0.1", 7000 + k).due(now)[0].frame
+        effects = desk.receive(watch, "127.0.0.1", net.machines[0], genesis, now)
+        opened += [e.peer for e in effects if isinstance(e, Connect)]
+        if k == MAX_SPECTATORS:  # the first refused: linked back, told why
+            assert [type(e) for e in effects[:2]] == [Connect, SendTo]
+            assert open_envelope(effects[1].frame).kind == "refused"  # type: ignore[union-attr]
+        now += 0.001
+    assert desk.refused == 100
+    refused = [k for k in opened if k not in desk.spectators]
+    assert len(refused) == watch_desk.REFUSED_LINKS  # the rest got no link (said watch again)
+    desk.push(net.machines[0], now + watch_desk.REFUSED_KEPT / 2)
+    assert desk.unlinked == []  # the refusals are still on their way
+    desk.push(net.machines[0], now + watch_desk.REFUSED_KEPT + KEEPALIVE)
+    assert sorted(desk.unlinked) == sorted(refused) and not desk.refusing
+    # the taken spectators' links are kept (each asks, or is dropped after IDLE_ASKER)
+    assert not set(desk.unlinked) & set(desk.spectators)
+    # a refused key saying watch again once links are free is linked back and told again
+    late = keys[-1]
+    effects = desk.receive(Spectator(late, "", "127.0.0.1", 7999).due(now + 5)[0].frame,
+                           "127.0.0.1", net.machines[0], genesis, now + 5)
+    assert [type(e) for e in effects[:2]] == [Connect, SendTo]
