@@ -66,6 +66,9 @@ REFUSED_KEPT = 2.0
 # at most this many refused keys linked back at once: a flood of fresh keys opens no more
 # links than this (one past it is refused when a link is free again: it says watch again)
 REFUSED_LINKS = MAX_SPECTATORS
+# watch frames that came before we were seated, kept (unchecked, by their bytes: a
+# spectator's watch is the same frame each time) and taken once we are: see Desk.waiting
+EARLY_KEPT = MAX_SPECTATORS
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,8 @@ class Unlink:
 
 DeskEffect = Connect | SendTo | Note
 Genesis = tuple[bytes, tuple[bytes, ...]]  # the genesis frame and every seat's signature
+Linked = tuple[bytes, bytes, str | None, bytes]  # from the links: sender, frame, address, conn
+Taken = tuple[bytes, str | None]  # a frame for Desk.receive, and its address
 
 
 class Desk:
@@ -95,6 +100,7 @@ class Desk:
         self.pacer = SyncPacer(heartbeat)
         self.answered: dict[bytes, float] = {}  # key -> when we last sent it the genesis
         self.refused = 0  # watch frames refused (the cap)
+        self.early: dict[bytes, str | None] = {}  # watch frame -> its address (Desk.waiting)
         self.reached: dict[bytes, int] = {}  # key -> the log length it holds, as far as we know
         self.asked_at: dict[bytes, float] = {}  # key -> when it last asked us
         self.sent_at: dict[bytes, float] = {}  # key -> when we last sent it anything
@@ -119,6 +125,17 @@ class Desk:
         self.received = 0  # spectators' frames taken once seated (each a signature check)
         self.steps = 0  # the node's steps that took spectators' frames and no other (node.py)
 
+    def waiting(self, machine: TableMachine | None, frames: Sequence[Linked]) -> list[Taken]:
+        """The spectators' ``frames`` of a step (the links' (sender, frame, address, conn))
+        to :meth:`receive` as (frame, address), after the watches kept from before we were
+        seated once we are (``machine``): a spectator that said watch to a lobby is answered
+        the moment the table is seated, not at its next watch (it backs off)."""
+        out = [(frame, address) for _, frame, address, _ in frames]
+        if machine is None or not self.early:
+            return out
+        early, self.early = self.early, {}
+        return [*early.items(), *out]
+
     def caught_up(self, length: int, now: float) -> bool:
         """Every spectator that pulls from us holds the log up to ``length`` (as far as our
         replies and its asks tell): a seat whose game ended lingers for this within its
@@ -137,8 +154,11 @@ class Desk:
         genesis: Genesis | None, now: float,
     ) -> list[DeskEffect]:
         """One ``watch`` or spectator ``sync-request``; ``machine``/``genesis`` None: we are
-        not seated yet (the spectator's watch is ignored: it says it again)."""
+        not seated yet (a watch is kept for :meth:`waiting`, up to EARLY_KEPT of them;
+        past that it is dropped: its spectator says it again)."""
         if machine is None or genesis is None:
+            if len(self.early) < EARLY_KEPT:
+                self.early[frame] = address
             return []
         self.received += 1
         seating = machine.seating

@@ -42,7 +42,12 @@ from dudo_p2p.protocol.kinds import (
 )
 from dudo_p2p.protocol.refusals import RefusalReason
 
-WATCH_EVERY = 0.2  # the spectator's watch, until it holds the genesis (as a hello)
+# the spectator's watch, until it holds the genesis (as a hello): after WATCH_EVERY, then
+# twice as long after each one up to WATCH_EVERY_MAX (a seat not seated yet keeps the watch
+# and answers it once seated, watch_desk.py: a lobby that waits minutes for its players is
+# not woken 5 times a second per spectator)
+WATCH_EVERY = 0.2
+WATCH_EVERY_MAX = 2.0
 POLL_SOON = 0.3  # ask this soon after a push that did not fit what we hold (a gap)
 UNSENT_RETRY = 0.1  # ... after an ask whose seat's link was down (the next seat's turn)
 # polls without an answer before asking from the epoch's anchor: a seat answers nothing from
@@ -104,6 +109,7 @@ class Spectator:
         self.flagged: RecordViolation | None = None
         self.refused: RefusalReason | None = None
         self.next_watch = -1e9
+        self.watch_every = WATCH_EVERY  # the next wait between watches (backs off)
         self.next_poll = -1e9
         self.last_ask = -1e9  # when we last asked
         self.asked: int | None = None  # the `have` of our open request
@@ -120,9 +126,10 @@ class Spectator:
     # ---- what to send ----------------------------------------------------------------------
 
     def due(self, now: float) -> list[Outgoing]:
-        """The frames to send now. Before the genesis: a watch to the seat we joined every
-        WATCH_EVERY. After it: an enlisting watch, in the game's context, to each other seat
-        until one is queued (rotation.py), and a sync-request to the seat the rotation names
+        """The frames to send now. Before the genesis: a watch to the seat we joined,
+        WATCH_EVERY after the first, backing off to every WATCH_EVERY_MAX. After it: an
+        enlisting watch, in the game's context, to each other seat until one is queued
+        (rotation.py), and a sync-request to the seat the rotation names
         (after such a watch when we just moved to it): at once after a chunk with more to
         come; caught up, only when the seat sent nothing for QUIET_AFTER, or to renew our
         subscription every RENEW_EVERY (the seat pushes the log and keepalives meanwhile);
@@ -133,7 +140,8 @@ class Spectator:
         if self.seating is None:
             if now < self.next_watch:
                 return []
-            self.next_watch = now + WATCH_EVERY
+            self.next_watch = now + self.watch_every
+            self.watch_every = min(2 * self.watch_every, WATCH_EVERY_MAX)
             return [Outgoing(None, self._watch_frame(), poll=False)]
         out: list[Outgoing] = []
         if not self.finished:

@@ -210,8 +210,8 @@ class NodeLoop:
         # wake-up of their own: watch_desk.py, Desk.push)
         if watching and len(watching) == len(frames) and self.game is not None:
             self.desk.steps += 1  # a step only spectators' frames brought (the bench counts)
-        for incoming in watching:
-            self._spectator(incoming.frame, incoming.address, now)
+        for frame, address in self.desk.waiting(self.machine, watching):  # (and early ones)
+            self._spectator(frame, address, now)
         for effect in self.desk.push(self.machine, now, busy=bool(batch)):
             self.other(effect)
         self._update_beacon()  # seats taken, playing: set_beacon sends only what changed

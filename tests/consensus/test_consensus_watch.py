@@ -28,7 +28,7 @@ from dudo_p2p.consensus.lobby import Connect, SendTo
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.transitions import EpochPhase
 from dudo_p2p.consensus.watch_desk import MAX_SPECTATORS, Desk, Unlink
-from dudo_p2p.consensus.watch_spectator import Outgoing, Spectator
+from dudo_p2p.consensus.watch_spectator import WATCH_EVERY_MAX, Outgoing, Spectator
 from dudo_p2p.consensus.watching import IDLE_ASKER, KEEPALIVE, RENEW_EVERY
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
@@ -712,3 +712,31 @@ def test_a_refused_keys_link_back_is_closed_and_a_flood_opens_a_bounded_number()
     effects = desk.receive(Spectator(late, "", "127.0.0.1", 7999).due(now + 5)[0].frame,
                            "127.0.0.1", net.machines[0], genesis, now + 5)
     assert [type(e) for e in effects[:2]] == [Connect, SendTo]
+
+
+def test_a_spectator_backs_off_before_the_table_is_seated_and_is_answered_once_it_is() -> None:
+    # a lobby waiting a minute for its players: the spectator's watch backs off to one every
+    # WATCH_EVERY_MAX (main at 47d74f5: every 0.2 s, 300 in the minute), and the seat keeps
+    # the one it got before it was seated and answers it at its first step once seated
+    net = FakeNet(3, THREE_DICE, seed=11)
+    desk = Desk(net.ids[0])
+    (identity,) = identities(1, seed=911)
+    spec = Spectator(identity, "", "127.0.0.1", 5000)
+    said: list[bytes] = []
+    now = 0.0
+    while now < 60.0:
+        for out in spec.due(now):
+            said.append(out.frame)
+            assert desk.receive(out.frame, "127.0.0.1", None, None, now) == []  # not seated
+        now += 0.05
+    assert 20 <= len(said) <= 60 / WATCH_EVERY_MAX + 5
+    assert len(set(said)) == 1 and list(desk.early) == [said[0]]  # kept once
+    assert desk.waiting(None, []) == []  # still not seated: kept
+    genesis = (net.genesis, tuple(net.signatures))
+    taken = desk.waiting(net.machines[0], [])  # seated: the step takes it with no new watch
+    assert taken == [(said[0], "127.0.0.1")] and not desk.early
+    for frame, address in taken:
+        for effect in desk.receive(frame, address, net.machines[0], genesis, net.now):
+            if isinstance(effect, SendTo):
+                spec.receive(effect.frame, net.now, net.ids[0].public_key)
+    assert spec.seating is not None
