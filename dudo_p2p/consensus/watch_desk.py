@@ -3,11 +3,11 @@
 
 :class:`Desk` keeps what a spectator costs a seat near nothing:
 
-- **the cap**: at most :data:`MAX_SPECTATORS` keys; the next one is refused (``refused``,
-  reason ``full``). Every spectator says ``watch`` to every seat once, so every seat counts
-  the same spectators (a cap per table), but only the seat it joined hands it the genesis
-  and links back at once; a ``watch`` in the game's context (the spectator holds the
-  genesis) costs a seat one signature check and nothing else until that spectator asks it;
+- **the cap** and the genesis (:class:`~dudo_p2p.consensus.watch_door.Door`, the base
+  class): every spectator says ``watch`` to every seat once, so every seat counts the same
+  spectators (a cap per table), but only the seat it joined hands it the genesis and links
+  back at once; a ``watch`` in the game's context (the spectator holds the genesis) costs a
+  seat one signature check and nothing else until that spectator asks it;
 - **answers** to a spectator's ``sync-request``, within the per-asker bounds catch-up uses
   (:class:`~dudo_p2p.consensus.sync.SyncPacer`, a pacer of its own: a spectator's requests
   never spend a seat's tokens), from a cache: a caught-up spectator's renewal is answered
@@ -37,72 +37,38 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from dudo_p2p.consensus.lobby import LOBBY_GAME_ID, Connect, SendTo
+from dudo_p2p.consensus.lobby import SendTo
 from dudo_p2p.consensus.machine import TableMachine
-from dudo_p2p.consensus.replica import ChainItem, Seating
+from dudo_p2p.consensus.replica import ChainItem
 from dudo_p2p.consensus.sync import SyncPacer, sync_chunk
 from dudo_p2p.consensus.watch_away import away_frame
+from dudo_p2p.consensus.watch_door import MAX_SPECTATORS as MAX_SPECTATORS
+from dudo_p2p.consensus.watch_door import DeskEffect, Door, Genesis
+from dudo_p2p.consensus.watch_door import Unlink as Unlink
 from dudo_p2p.consensus.watching import IDLE_ASKER, KEEPALIVE, Note
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError, DudoError
-from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
-from dudo_p2p.protocol.kinds import Refusal, SyncReply, SyncRequest, Watch
-from dudo_p2p.protocol.refusals import RefusalReason
+from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
+from dudo_p2p.protocol.kinds import SyncReply, SyncRequest, Watch
 
-MAX_SPECTATORS = 16  # per seat, and as every spectator enlists at every seat, per table
-GENESIS_EVERY = 0.25  # a spectator re-sending watch gets the genesis again at most this often
-ANSWERED_KEPT = 4 * MAX_SPECTATORS  # watch senders remembered (for GENESIS_EVERY), at most
 REPLY_CACHE = 8  # signed replies kept, by place and state of the log (_chunk)
 # a seat pushes the log as it grows to each spectator that asked it within IDLE_ASKER, at
 # most this often, one signed chunk for all of them: see Desk.push
 # (1 s, not 0.5: at load 16 the serving host's CPU per action above the others' fell from
 # +0.11 to -0.06 ms, 4 alternated runs each, bench spectators at idle priority)
 PUSH_EVERY = 1.0
-# a refused key's link back (its refusal on the way) is closed after this: longer than a
-# young link holds a frame (net/transport.py, LINK_UP_GRACE 1 s), so the refusal goes out
-REFUSED_KEPT = 2.0
-# at most this many refused keys linked back at once: a flood of fresh keys opens no more
-# links than this (one past it is refused when a link is free again: it says watch again)
-REFUSED_LINKS = MAX_SPECTATORS
-# watch frames that came before we were seated, kept (unchecked, by their bytes: a
-# spectator's watch is the same frame each time) and taken once we are: see Desk.waiting
-EARLY_KEPT = MAX_SPECTATORS
 
 
-@dataclass(frozen=True)
-class Unlink:
-    """Close our link back to spectator ``peer``: it has not asked us for IDLE_ASKER (it
-    left, or watches from another seat), so it costs us nothing more (a link to a process
-    gone is redialled for as long as it is kept)."""
-
-    peer: bytes
-
-
-DeskEffect = Connect | SendTo | Note
-Genesis = tuple[bytes, tuple[bytes, ...]]  # the genesis frame and every seat's signature
-Linked = tuple[bytes, bytes, str | None, bytes]  # from the links: sender, frame, address, conn
-Taken = tuple[bytes, str | None]  # a frame for Desk.receive, and its address
-
-
-class Desk:
-    """A seated peer's spectators (see the module docstring). ``receive`` takes a ``watch``
+class Desk(Door):
+    """A seated peer's spectators (see the module docstring; who gets in, and our links back
+    to them: :class:`~dudo_p2p.consensus.watch_door.Door`). ``receive`` takes a ``watch``
     from anyone and a ``sync-request`` from a spectator it took; returns effects."""
 
     def __init__(self, identity: Identity, heartbeat: float = 1.0) -> None:
-        self.identity = identity
-        self.spectators: dict[bytes, int] = {}  # key -> its asker number in the pacer
-        self.addresses: dict[bytes, tuple[str, int]] = {}  # key -> where to link back
-        self.linked: dict[bytes, float] = {}  # spectators we linked back to -> since when
-        self.refusing: dict[bytes, float] = {}  # refused keys linked back to -> since when
-        self.next_lapse = -1e9  # the next look for links to unlink (_lapsed)
+        super().__init__(identity)
         self.pacer = SyncPacer(heartbeat)
-        self.answered: dict[bytes, float] = {}  # key -> when we last sent it the genesis
-        self.refused = 0  # watch frames refused (the cap)
-        self.early: dict[bytes, str | None] = {}  # watch frame -> its address (Desk.waiting)
         self.reached: dict[bytes, int] = {}  # key -> the log length it holds, as far as we know
-        self.asked_at: dict[bytes, float] = {}  # key -> when it last asked us
         self.sent_at: dict[bytes, float] = {}  # key -> when we last sent it anything
         self.next_keep = -1e9  # the next keepalive round (Desk.push)
         # (have, log state) -> (the signed reply, its entry count): see _chunk
@@ -125,17 +91,6 @@ class Desk:
         self.received = 0  # spectators' frames taken once seated (each a signature check)
         self.steps = 0  # the node's steps that took spectators' frames and no other (node.py)
 
-    def waiting(self, machine: TableMachine | None, frames: Sequence[Linked]) -> list[Taken]:
-        """The spectators' ``frames`` of a step (the links' (sender, frame, address, conn))
-        to :meth:`receive` as (frame, address), after the watches kept from before we were
-        seated once we are (``machine``): a spectator that said watch to a lobby is answered
-        the moment the table is seated, not at its next watch (it backs off)."""
-        out = [(frame, address) for _, frame, address, _ in frames]
-        if machine is None or not self.early:
-            return out
-        early, self.early = self.early, {}
-        return [*early.items(), *out]
-
     def caught_up(self, length: int, now: float) -> bool:
         """Every spectator that pulls from us holds the log up to ``length`` (as far as our
         replies and its asks tell): a seat whose game ended lingers for this within its
@@ -145,10 +100,6 @@ class Desk:
                    or now - self.asked_at.get(key, -1e9) > IDLE_ASKER
                    for key in self.spectators)
 
-    def is_spectator(self, key: bytes) -> bool:
-        """``key`` is a spectator we took (its sync requests are ours to answer)."""
-        return key in self.spectators
-
     def receive(
         self, frame: bytes, address: str | None, machine: TableMachine | None,
         genesis: Genesis | None, now: float,
@@ -157,8 +108,7 @@ class Desk:
         not seated yet (a watch is kept for :meth:`waiting`, up to EARLY_KEPT of them;
         past that it is dropped: its spectator says it again)."""
         if machine is None or genesis is None:
-            if len(self.early) < EARLY_KEPT:
-                self.early[frame] = address
+            self._keep_early(frame, address)
             return []
         self.received += 1
         seating = machine.seating
@@ -181,75 +131,6 @@ class Desk:
                 if effect.peer in self.spectators:  # (not a refused stranger: bounded)
                     self.sent_at[effect.peer] = now
         return out
-
-    def _watch(
-        self, env: Envelope, body: Watch, address: str | None, seating: Seating,
-        alive: tuple[bool, ...], genesis: Genesis, now: float,
-    ) -> list[DeskEffect]:
-        """A ``watch`` in the lobby's context asks for the genesis (sent at once, at most
-        every GENESIS_EVERY per key); in the game's context its author holds the genesis and
-        enlists (for the cap, and to be served if it asks us): nothing is sent."""
-        holds = env.game_id == seating.game_id
-        if (not holds and env.game_id != LOBBY_GAME_ID) or env.round_no != 0 or env.seq != 0:
-            raise DecodeError("watch travels with a zero game id or this game's, round 0 "
-                              "and seq 0")
-        key = env.author
-        seat = seating.seat_of(key)
-        if seat is not None and alive[seat]:
-            # a seat removed or out of dice has left the game: it may watch the rest of it
-            raise DecodeError("a seat still in the game does not watch it")
-        host = body.host if body.host not in ("", "0.0.0.0", "::") else (address or "")
-        if not host or body.port == 0:
-            raise DecodeError("watch without an address to answer at")
-        if now < self.answered.get(key, -1e9) + GENESIS_EVERY:
-            return []
-        if len(self.answered) >= ANSWERED_KEPT:
-            # keys we did not take (refused, or strangers): forget the oldest, so a flood of
-            # fresh keys cannot grow this without bound (ours stay: they are at most 16)
-            stale = next((k for k in self.answered if k not in self.spectators), None)
-            if stale is not None:
-                del self.answered[stale]
-        self.answered[key] = now
-        reason = None
-        if body.table not in ("", seating.table):
-            reason = RefusalReason.UNKNOWN_TABLE
-        elif key not in self.spectators and len(self.spectators) >= MAX_SPECTATORS:
-            reason = RefusalReason.FULL
-        if reason is not None:
-            return self._refuse(key, host, body.port, seating.table, reason, now)
-        out: list[DeskEffect] = []
-        self.addresses[key] = (host, body.port)
-        self.refusing.pop(key, None)  # (refused before for another table code: its link stays)
-        if key not in self.spectators:
-            self.spectators[key] = len(self.spectators) + 1000  # never a seat number
-            out.append(Note("info", f"spectator {key[:4].hex()} watches "
-                                    f"({len(self.spectators)} of {MAX_SPECTATORS})"))
-        if holds:
-            return out  # linked back only if it asks us (_answer)
-        genesis_frame, signatures = genesis
-        return [*out, *self._link(key, now), SendTo(key, genesis_frame),
-                *(SendTo(key, s) for s in signatures)]
-
-    def _refuse(self, key: bytes, host: str, port: int, table: str, reason: RefusalReason,
-                now: float) -> list[DeskEffect]:
-        """Link back to a refused key for REFUSED_KEPT, to say why (at most REFUSED_LINKS
-        such links at once: past it, nothing is sent and the key says watch again)."""
-        self.refused += 1
-        note = Note("info", f"refused a spectator: {reason.value}")
-        if key not in self.refusing and len(self.refusing) >= REFUSED_LINKS:
-            return [note]
-        self.refusing.setdefault(key, now)
-        refusal = seal_envelope(self.identity, LOBBY_GAME_ID, 0, 0,
-                                Refusal(table, key, reason.value))
-        return [Connect(key, host, port), SendTo(key, refusal.to_bytes()), note]
-
-    def _link(self, key: bytes, now: float) -> list[DeskEffect]:
-        """Link back to spectator ``key`` once (at the address its watch gave)."""
-        if key in self.linked:
-            return []
-        self.linked[key] = now
-        host, port = self.addresses[key]
-        return [Connect(key, host, port)]
 
     def _answer(self, key: bytes, have: int, machine: TableMachine, now: float) -> list[DeskEffect]:
         """One chunk from ``have`` (a caught-up spectator renewing its push: the last push's
@@ -326,22 +207,6 @@ class Desk:
         self.pushed += len(out)
         self.sent += len(out)
         return out
-
-    def _lapsed(self, now: float) -> list[Unlink]:
-        """Our links back to spectators that have not asked us (nor been linked) for
-        IDLE_ASKER, and to refused keys told for REFUSED_KEPT, closed; looked for at most
-        every KEEPALIVE. One that asks again is linked again (_answer)."""
-        if now < self.next_lapse:
-            return []
-        self.next_lapse = now + KEEPALIVE
-        gone = [key for key, since in self.linked.items()
-                if now - max(since, self.asked_at.get(key, -1e9)) > IDLE_ASKER]
-        for key in gone:
-            del self.linked[key]
-        told = [key for key, since in self.refusing.items() if now - since > REFUSED_KEPT]
-        for key in told:
-            del self.refusing[key]
-        return [Unlink(key) for key in (*gone, *told)]
 
     def _keepalives(self, machine: TableMachine, now: float) -> list[SendTo]:
         """The log's length (an empty ``sync-reply`` from it: signed once per state of the

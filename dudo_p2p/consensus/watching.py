@@ -9,9 +9,11 @@ that missed them gets (§4.9 step 6). The spectator then pulls the log with the 
 table is quiet, so a caught-up spectator does not ask), and checks every item as ``verify``
 does. The two sides live in their own modules:
 
-- :mod:`~dudo_p2p.consensus.watch_desk` — the seat's side (:class:`Desk`): the cap, the
-  genesis handout, answers to asks and the pushes, reading the machine and never changing
-  it (no consensus state of a seat depends on a spectator);
+- :mod:`~dudo_p2p.consensus.watch_door` — who gets in at a seat (:class:`Door`): the cap,
+  refusals, the genesis handout, watches kept until the seat is seated, links back;
+- :mod:`~dudo_p2p.consensus.watch_desk` — the rest of the seat's side (:class:`Desk`, a
+  Door): answers to asks and the pushes, reading the machine and never changing it (no
+  consensus state of a seat depends on a spectator);
 - :mod:`~dudo_p2p.consensus.watch_spectator` — the spectator's side (:class:`Spectator`):
   what to send when, and the verification of every item it is given;
 - :mod:`~dudo_p2p.consensus.rotation` — which seat a spectator asks;

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from dudo_p2p.consensus import watch_desk
+from dudo_p2p.consensus import watch_desk, watch_door
 from dudo_p2p.consensus.events import (
     ActionTaken,
     GameOver,
@@ -581,7 +581,7 @@ def test_a_flood_of_fresh_keys_does_not_grow_a_seats_memory() -> None:
                      net.now + k * 0.001)
     assert len(desk.spectators) == MAX_SPECTATORS
     assert desk.refused == 100
-    assert len(desk.answered) <= watch_desk.ANSWERED_KEPT
+    assert len(desk.answered) <= watch_door.ANSWERED_KEPT
     assert all(key in desk.answered for key in desk.spectators)
     assert sorted(desk.spectators.values()) == list(range(1000, 1000 + MAX_SPECTATORS))
 
@@ -700,10 +700,10 @@ def test_a_refused_keys_link_back_is_closed_and_a_flood_opens_a_bounded_number()
         now += 0.001
     assert desk.refused == 100
     refused = [k for k in opened if k not in desk.spectators]
-    assert len(refused) == watch_desk.REFUSED_LINKS  # the rest got no link (said watch again)
-    desk.push(net.machines[0], now + watch_desk.REFUSED_KEPT / 2)
+    assert len(refused) == watch_door.REFUSED_LINKS  # the rest got no link (said watch again)
+    desk.push(net.machines[0], now + watch_door.REFUSED_KEPT / 2)
     assert desk.unlinked == []  # the refusals are still on their way
-    desk.push(net.machines[0], now + watch_desk.REFUSED_KEPT + KEEPALIVE)
+    desk.push(net.machines[0], now + watch_door.REFUSED_KEPT + KEEPALIVE)
     assert sorted(desk.unlinked) == sorted(refused) and not desk.refusing
     # the taken spectators' links are kept (each asks, or is dropped after IDLE_ASKER)
     assert not set(desk.unlinked) & set(desk.spectators)
