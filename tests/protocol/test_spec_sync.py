@@ -31,6 +31,7 @@ from dudo_p2p.consensus import (
     sync,
     talk,
     watch_desk,
+    watch_door,
     watch_spectator,
     watching,
 )
@@ -129,10 +130,13 @@ FACTS: list[tuple[str, str]] = [
     ("4.9 ", f"none other is heard for **{s(seeking.LOOK_AGAIN)}** more"),
     ("4.9 ", f"linger up to {LEAVE_LINGER_MS / 1000:g} s so the frame goes out"),
     # §4.9 watching
-    ("4.9 ", f"It says `watch(table, host, port)` to a seated peer every "
-             f"**{ms(watch_spectator.WATCH_EVERY)}**"),
+    ("4.9 ", f"genesis, **{ms(watch_spectator.WATCH_EVERY)}** after the first and then twice "
+             f"as long after each, up to every **{s(watch_spectator.WATCH_EVERY_MAX)}**"),
+    ("4.9 ", f"keeps the watch frames it got, up to {watch_door.EARLY_KEPT} distinct ones"),
     ("4.9 ", f"(the frames a seat that missed them gets, step 6; at most every "
-             f"{ms(watch_desk.GENESIS_EVERY)} per spectator)"),
+             f"{ms(watch_door.GENESIS_EVERY)} per spectator)"),
+    ("4.9 ", f"The link back that carries a refusal is closed **{s(watch_door.REFUSED_KEPT)}** "
+             f"later, and at most {watch_door.REFUSED_LINKS} refused keys are linked back"),
     ("4.9 ", f"only when **{s(watching.QUIET_AFTER)}** passed without any reply from the seats "
              f"(`QUIET_AFTER`"),
     ("4.9 ", f"an ask nothing answers within **{s(watching.POLL_EVERY)}** moves it"),
