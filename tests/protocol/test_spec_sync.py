@@ -325,6 +325,9 @@ def test_the_act_kinds_and_options_are_the_wire_codecs() -> None:
     act_row = next(row for row in log_table[1:] if plain(row[0]) == "act")
     listed = act_row[1].split("kind (")[1].split(")")[0]
     assert {k.strip() for k in listed.split(",")} == {f[0] for f in fields}
+    modes = said("1. ").split("`ChoosePalifico(mode)` with mode in ")[1].split(".")[0]
+    assert [m.strip() for m in modes.replace(" or ", ", ").split(",")] == \
+        [m.value for m in PalificoMode]
 
 
 # ---- the envelope's checks, in the document's order -----------------------------------------
