@@ -61,6 +61,7 @@ from dudo_p2p.protocol.messages import _KIND_RE, kind_of, message_class
 from dudo_p2p.protocol.older import OLDER_VERSIONS
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import (
+    VARIANTS,
     Bid,
     Calzo,
     ChooseDirection,
@@ -73,6 +74,7 @@ from dudo_p2p.rules import (
     Picado,
     PlayerAction,
     Raise,
+    RuleSet,
 )
 
 ROOT = SPEC.parent
@@ -548,3 +550,23 @@ def test_every_class_function_and_constant_protocol_md_quotes_is_in_the_package(
 def test_the_concurrent_kinds_of_section_4_4_are_the_concurrent_phases_entries() -> None:
     listed = said("4.4 ").split("Concurrent entries (")[1].split(")")[0]
     assert {k.strip() for k in listed.split(",")} == {kind_of(c) for c in CONCURRENT.values()}
+
+
+# ---- the rule set's fields (§1) ------------------------------------------------------------
+
+
+def test_the_rule_set_table_is_the_rule_sets_fields_types_rules_and_values() -> None:
+    """§1's table: every ``RuleSet`` field, in order, its wire type, its rule and its values,
+    the default first (what a peer outside this code puts in a genesis's ``rules``)."""
+    table = next(t for t in tables(section(spec_text(), "1. Rules")) if t[0][0] == "field")
+    default = RuleSet()
+    rendered = {True: "true", False: "false"}
+    code = []
+    for name, info in VARIANTS.items():
+        first = getattr(default, name)
+        values = [first, *(v for v in info.allowed if (v, type(v)) != (first, type(first)))]
+        code.append((name, {bool: "bool", int: "int", str: "str"}[type(first)], info.rule,
+                     ", ".join(rendered[v] if isinstance(v, bool) else str(v) for v in values)))
+    doc = [tuple(plain(cell) for cell in row) for row in table[1:]]
+    assert doc == code
+    assert [f.name for f in dataclasses.fields(RuleSet)] == [row[0] for row in code]
