@@ -10,6 +10,7 @@ reword the document and keep the number, and only the phrase here changes with i
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import hashlib
 import inspect
@@ -22,6 +23,8 @@ import zmq
 from spec_tables import SPEC, plain, section, spec_text, tables
 
 import dudo_p2p
+from dudo_p2p.cli.exits import Exit
+from dudo_p2p.cli.main import COMMANDS, build_parser
 from dudo_p2p.consensus import (
     again,
     lobby,
@@ -190,6 +193,17 @@ FACTS: list[tuple[str, str]] = [
     # §5.5 node
     ("5.5 ", f"the node holds a frame a link younger than **{s(transport.LINK_UP_GRACE)}** "
              f"refused, in order per link (at most {transport.MAX_HELD})"),
+    # exit codes (cli/exits.py) the text names
+    ("4.6 ", f'exits "removed" (exit code {Exit.REMOVED:d})'),
+    ("4.6 ", f'("the table is gone", exit code {Exit.TABLE_GONE:d})'),
+    ("4.8 ", f"summary (exit {Exit.OK:d}) or the first violation (`INVALID file: item 17: ...`, "
+             f"exit {Exit.FAILED:d}); an unreadable file exits {Exit.USAGE:d}"),
+    ("4.9 ", f"`bot` prints the refusal and exits {Exit.REFUSED:d}"),
+    ("4.9 ", f'(exit {Exit.USAGE:d}, "empty once control and invisible characters are removed")'),
+    ("4.9 ", f"(`watch` exits {Exit.REFUSED:d})"),
+    ("4.9 ", f"(`wrong_host`, exit {Exit.REFUSED:d})"),
+    ("4.9 ", f"and exits {Exit.FAILED:d}, and nothing after it is ever shown as verified"),
+    ("2.5 ", f"(exit {Exit.REFUSED:d}, \"the host speaks another version of the protocol\")"),
     # names (§4.9)
     ("4.9 ", f"at most two combining marks on one letter; at most {names.MAX_NAME} characters"),
 ]
@@ -570,3 +584,15 @@ def test_the_rule_set_table_is_the_rule_sets_fields_types_rules_and_values() -> 
     doc = [tuple(plain(cell) for cell in row) for row in table[1:]]
     assert doc == code
     assert [f.name for f in dataclasses.fields(RuleSet)] == [row[0] for row in code]
+
+
+def test_every_command_line_option_protocol_md_names_exists() -> None:
+    """`--join`, `--table`, `--host-key`, `--then-watch`...: options of some command."""
+    options: set[str] = set()
+    for name in COMMANDS:
+        parser = build_parser(name)
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        options |= {o for action in sub.choices[name]._actions for o in action.option_strings}
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", spec_text()))
+    assert len(named) > 10
+    assert not sorted(named - options), f"no command has {sorted(named - options)}"
