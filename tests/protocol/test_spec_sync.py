@@ -596,3 +596,17 @@ def test_every_command_line_option_protocol_md_names_exists() -> None:
     named = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", spec_text()))
     assert len(named) > 10
     assert not sorted(named - options), f"no command has {sorted(named - options)}"
+
+
+def test_the_name_fold_table_is_the_fold_names_py_applies() -> None:
+    """§4.9's fold, code point by code point (peers that fold differently disagree on which
+    names collide, and a genesis one host makes fails the other's check)."""
+    text = section(spec_text(), "4.9 ")
+    table = next(t for t in tables(text) if plain(t[0][0]) == "folded to")
+    doc = {int(cp[2:], 16): plain(row[0]) for row in table[1:] for cp in plain(row[1]).split(", ")}
+    assert doc == {k: v for k, v in names._FOLD.items()}
+    said_dead = {int(cp, 16) for cp in re.findall(r"U\+([0-9A-F]{4}) \(Greek lunate sigma\) is "
+                                                  r"case folded", " ".join(text.split()))}
+    dead = {cp for cp, latin in doc.items()  # entries skeleton() never applies
+            if names.skeleton(f"x{chr(cp)}x") != names.skeleton(f"x{latin}x")}
+    assert dead == said_dead == {0x03F2}
