@@ -69,6 +69,12 @@ class CatchUp:
         yield from self._tell_removed(peer, now)
         yield from self._tell_outcome(peer, now)
 
+    def longer(self) -> set[int]:
+        """The seats whose last heartbeat showed a longer log than ours (they hold what we
+        wait for: ``timers.patience``)."""
+        ours = len(self.ctx.replica.chain)
+        return {s for s, length in self.peer_lengths.items() if length > ours}
+
     def _ahead_of_us(self, peer: int) -> bool:
         """``peer``'s last heartbeat showed a longer log, or another head as long as ours."""
         rep = self.ctx.replica

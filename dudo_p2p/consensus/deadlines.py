@@ -22,13 +22,14 @@ strictly (``now - t > limit``), so their deadline is :data:`EPS` past ``t + limi
 from __future__ import annotations
 
 import math
+from collections.abc import Container
 
 from dudo_p2p.consensus.acts import ActRace
 from dudo_p2p.consensus.context import SeatContext
 from dudo_p2p.consensus.presence import REACHED_WAIT, Presence
 from dudo_p2p.consensus.removal import Removals
 from dudo_p2p.consensus.replica import EpochPhase
-from dudo_p2p.consensus.timers import Timers, awaited
+from dudo_p2p.consensus.timers import Timers, awaited, patience
 
 EPS = 1e-6  # past a strict timeout's boundary: the first instant its comparison holds
 
@@ -40,19 +41,20 @@ def _past(boundary: float, now: float) -> float:
 
 
 def next_deadline(ctx: SeatContext, timers: Timers, presence: Presence, removals: Removals,
-                  race: ActRace, now: float) -> float:
+                  race: ActRace, now: float, ahead: Container[int] = ()) -> float:
     """The earliest time at which the machine's ``tick`` has something to do (see the
-    module docstring); ``now`` when something is due already."""
+    module docstring); ``now`` when something is due already. ``ahead``: the seats whose
+    heartbeat shows a longer log than ours, as ``Removals.suspect`` is given them."""
     due = timers.next_heartbeat
     if removals.outcome is not None:
         return due
     hb = ctx.timeouts.heartbeat
     return min(due, max(timers.progress_at + hb, timers.next_resend),
-               _suspicion(ctx, timers, presence, removals, race, now))
+               _suspicion(ctx, timers, presence, removals, race, now, ahead))
 
 
 def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: Removals,
-               race: ActRace, now: float) -> float:
+               race: ActRace, now: float, ahead: Container[int]) -> float:
     """The earliest deadline of ``Removals.suspect``'s conditions (``inf``: none).
 
     Each condition's deadline is ``now`` (due) or ``_past(boundary, now)``, never before
@@ -95,10 +97,11 @@ def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: R
             continue
         if acked is not None and removals.link_doubt(epoch, seat):
             continue
-        if timers.stuck_past(limit, now) and not presence.back_within(seat, limit, now):
+        wait = patience(seat, limit, ahead, ctx.timeouts)
+        if timers.stuck_past(wait, now) and not presence.back_within(seat, wait, now):
             return now
         start = max(timers.progress_at, presence.back_at.get(seat, -1e9))
-        soonest = min(soonest, start + limit)
+        soonest = min(soonest, start + wait)
     for seat in removals.expelled & set(parts):
         if removals.may_vote(seat):
             return now

@@ -51,7 +51,7 @@ from dudo_p2p.consensus.removal_cheats import Cheats
 from dudo_p2p.consensus.removal_hold import Hold
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.consensus.sync import removal_certificate
-from dudo_p2p.consensus.timers import Timers, awaited
+from dudo_p2p.consensus.timers import Timers, awaited, patience
 from dudo_p2p.errors import RemoteProtocolError
 from dudo_p2p.protocol.envelope import Envelope
 from dudo_p2p.protocol.kinds import Vote
@@ -107,10 +107,10 @@ class Removals:
 
     # ---- suspicion --------------------------------------------------------------------------
 
-    def suspect(self, now: float) -> Effects:
+    def suspect(self, now: float, ahead: Container[int] = ()) -> Effects:
         """Tell who is disconnected or back; vote out, in this order, the connected seats the
-        log awaits past their limit, the disconnected ones past their grace and the expelled
-        ones (a vote may remove a seat and start the next epoch); notice a table gone."""
+        log awaits past their limit (``timers.patience``: longer for those ``ahead``), the
+        disconnected ones past their grace, the expelled ones; notice a table gone."""
         ctx, timers, presence = self.ctx, self.timers, self.presence
         away = timers.woke(now)
         if away is not None:
@@ -138,7 +138,8 @@ class Removals:
                 continue
             if acked is not None and self.link_doubt(epoch, seat):
                 continue  # its ack may reach the others and not us
-            if timers.stuck_past(limit, now) and not presence.back_within(seat, limit, now):
+            wait = patience(seat, limit, ahead, ctx.timeouts)
+            if timers.stuck_past(wait, now) and not presence.back_within(seat, wait, now):
                 yield from self.vote(seat, Reason.TIMEOUT, now)
         for seat in parts:
             if (seat != ctx.seat and presence.gone(seat, now)

@@ -9,6 +9,7 @@ seats the log is waiting for and how long they may take before they are suspecte
 from __future__ import annotations
 
 import math
+from collections.abc import Container
 from dataclasses import dataclass
 
 from dudo_p2p.consensus.replica import EpochPhase, Replica
@@ -24,6 +25,9 @@ class Timeouts:
     link_setup: float = 15.0  # a seat never heard at all is silent this long after the start
     turn_grace: float = 5.0  # past the human turn timer (the seat's own bot should have played)
     paused: float = 2.0  # no tick of ours for this long: *we* were away (SIGSTOP, sleep)
+    # more patience with a seat whose heartbeat shows a longer log than ours: it holds what
+    # we wait for, we are the one behind (removal.py, Removals.suspect)
+    ahead: float = 15.0
 
 
 DEFAULT_TIMEOUTS = Timeouts()
@@ -113,3 +117,15 @@ def awaited(
         else:
             waiting = set()  # a human may think as long as they like
     return waiting, limit
+
+
+def patience(seat: int, limit: float, ahead: Container[int], timeouts: Timeouts) -> float:
+    """How long the log may stay stuck on ``seat`` before it is voted out for ``timeout``:
+    ``limit`` (:func:`awaited`), and :attr:`Timeouts.ahead` more when its last heartbeat
+    showed a longer log than ours (``ahead``). Such a seat has moved past the entry we lack
+    (a result signature, an ack): our copy was lost and catch-up brings it; a vote against
+    it, the one seat that could have seconded it gone, left us waiting for a certificate
+    that never came while it waited for us in the next epoch (issue 19: a call raced by a
+    crash, 3 seats, heavy losses). Bounded: a seat that lies about its length and never
+    answers a sync-request is voted out all the same, later."""
+    return limit + timeouts.ahead if seat in ahead else limit
