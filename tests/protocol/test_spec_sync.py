@@ -15,11 +15,14 @@ import dataclasses
 import hashlib
 import inspect
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
 import zmq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spec_tables import SPEC, plain, section, spec_text, tables
 
 import dudo_p2p
@@ -610,3 +613,42 @@ def test_the_name_fold_table_is_the_fold_names_py_applies() -> None:
     dead = {cp for cp, latin in doc.items()  # entries skeleton() never applies
             if names.skeleton(f"x{chr(cp)}x") != names.skeleton(f"x{latin}x")}
     assert dead == said_dead == {0x03F2}
+
+
+def clean_as_written(raw: str) -> str:
+    """§4.9's `clean`, written from the text alone (not from names.py)."""
+    while True:
+        kept: list[str] = []
+        marks = 0
+        for ch in unicodedata.normalize("NFC", raw):
+            category = unicodedata.category(ch)
+            if category in ("Cc", "Cf", "Cs", "Co"):
+                continue
+            if category.startswith("Z") or ch.isspace():
+                if kept and kept[-1] != " ":
+                    kept.append(" ")
+                marks = 0
+            elif category in ("Mn", "Mc", "Me"):
+                if kept and kept[-1] != " " and marks < 2:
+                    kept.append(ch)
+                    marks += 1
+            else:
+                kept.append(ch)
+                marks = 0
+        once = unicodedata.normalize("NFC", "".join(kept)).strip()[:32].rstrip()
+        if once == raw:
+            return once
+        raw = once
+
+
+# any text, and text dense in what clean() decides on: marks (Mn, Me, Mc), separators and
+# white space, format and control characters, letters that NFC composes with a mark
+_NAMEISH = st.text(st.characters(codec="utf-8"), max_size=40) | st.text(st.sampled_from(
+    "aA\u0301\u0302\u0303\u0489\u0903 \u2028\u3000\u200b\u202e\t\n#\u030a\ufeff"),
+    max_size=40)
+
+
+@settings(derandomize=True, max_examples=400)
+@given(_NAMEISH)
+def test_clean_is_what_section_4_9_says(raw: str) -> None:
+    assert names.clean(raw) == clean_as_written(raw)
