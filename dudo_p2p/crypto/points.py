@@ -6,9 +6,11 @@ stays the exact reference: what is computed here is byte for byte what ``edwards
 multiplication ~36 us against ~320 in Python, an addition of two encoded points ~25 us
 against a decoding alone of ~230 (a modular square root in Python integers).
 
-libsodium's scalar multiplication of any other point refuses points outside the prime-order
-subgroup, which a dealer's commitments may be (§3.7 compares them times the cofactor): only
-the base multiplication and the addition (which takes any point of the curve) are used.
+libsodium's multiplication of any other point refuses points outside the prime-order
+subgroup (and a product that is the identity), which a dealer's commitments may be (§3.7
+compares them times the cofactor): the dealing uses only the base multiplication and the
+addition, which takes any point of the curve; the exchange proof, whose points must be in
+that subgroup anyway, uses :func:`times` too, and the reference for anything refused.
 Pure: no I/O.
 """
 
@@ -16,7 +18,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from nacl.bindings import crypto_core_ed25519_add, crypto_scalarmult_ed25519_base_noclamp
+from nacl.bindings import (
+    crypto_core_ed25519_add,
+    crypto_core_ed25519_is_valid_point,
+    crypto_core_ed25519_sub,
+    crypto_scalarmult_ed25519_base_noclamp,
+    crypto_scalarmult_ed25519_noclamp,
+)
 from nacl.exceptions import CryptoError
 
 from dudo_p2p.crypto.edwards import IDENTITY, L, P, encode
@@ -71,3 +79,36 @@ def times_small(z: int, p: bytes) -> bytes | None:
                 return None
             result = added
     return result
+
+
+def sub(p: bytes, q: bytes) -> bytes | None:
+    """The encoding of p - q, as :func:`add` (None when either names no point)."""
+    try:
+        return crypto_core_ed25519_sub(p, q)
+    except CryptoError:
+        return None
+
+
+def prime_order(p: bytes) -> bool:
+    """Whether ``p`` is the canonical encoding of a point of order L (the subgroup of B
+    without the identity): ``edwards.decode`` takes it and ``torsion_free`` holds."""
+    return isinstance(p, bytes) and len(p) == 32 and crypto_core_ed25519_is_valid_point(p)
+
+
+def times(k: int, p: bytes) -> bytes | None:
+    """The encoding of (k mod L)·p for a point p of order L (:func:`prime_order`), or None
+    where libsodium refuses: p outside that subgroup, or a product that is the identity."""
+    k %= L
+    if k == 0:
+        return None
+    try:
+        return crypto_scalarmult_ed25519_noclamp(k.to_bytes(32, "little"), p)
+    except CryptoError:
+        return None
+
+
+def montgomery_u(p: bytes) -> bytes:
+    """``edwards.montgomery_u`` of the point ``p`` encodes, from its y alone:
+    u = (1 + y) / (1 - y), 0 for y = 1 as there."""
+    y = int.from_bytes(p, "little") & _Y_MASK
+    return ((1 + y) * pow((1 - y) % P, P - 2, P) % P).to_bytes(32, "little")

@@ -114,3 +114,51 @@ def test_share_and_key_checks_decide_as_the_reference_arithmetic_does(t: int) ->
         for k in (key, ed.scalar_bytes((ed.scalar_of(key) or 0) + 1)):
             assert vss.key_ok(variant[0], k) is reference_key_ok(variant[0], k)
     assert decided[True] > 10 and decided[False] > 10
+
+
+def test_exchange_proofs_are_made_and_checked_as_the_reference_arithmetic_does() -> None:
+    """prove gives the reference's very bytes; check answers as the reference on honest
+    proofs, flipped bytes, A1 or A2 swapped for the identity or given a torsion component,
+    c or z of 0 (a product that is the identity: libsodium refuses it, the reference
+    decides), and another prover, peer or context."""
+    from crypto_fixtures import identities
+
+    from dudo_p2p.crypto import exchange_proof as xp
+
+    def reference_check(prover: bytes, peer_u: bytes, proof: bytes, ctx: bytes) -> bytes | None:
+        peer = ed.from_montgomery(peer_u)
+        assert peer is not None
+        return xp._check_reference(prover, ed.clear_cofactor(peer), proof, ctx)
+
+    ids = identities(4)
+    t8 = ed.decode(ORDER_8)
+    assert t8 is not None
+    checked = 0
+    for i, prover in enumerate(ids):
+        peer_u = ids[(i + 1) % 4].x25519_public
+        ctx = vss.vss_context(GAME, 5, (i + 1) % 4, i)
+        shared, proof = prover.prove_exchange(peer_u, ctx)
+        peer = ed.from_montgomery(peer_u)
+        assert peer is not None
+        w = xp.clamp(prover._x_seed) // 8  # the test opens the key it made
+        r = ed.wide_scalar(b"".join(xp.tagged_hash(
+            xp.NONCE_TAG, half, prover._x_seed, ed.encode(ed.clear_cofactor(peer)), ctx)
+            for half in (0, 1)))
+        assert (shared, proof) == xp._prove_reference(w, r, ed.clear_cofactor(peer), ctx)
+        assert shared == prover.exchange(peer_u)
+        a1, a2 = ed.decode(proof[:32]), ed.decode(proof[32:64])
+        assert a1 is not None and a2 is not None
+        variants = [proof, proof[:5] + bytes([proof[5] ^ 1]) + proof[6:],
+                    pt.ZERO + proof[32:], proof[:32] + pt.ZERO + proof[64:],
+                    ed.encode(ed.add(a1, t8)) + proof[32:],
+                    proof[:32] + ed.encode(ed.add(a2, t8)) + proof[64:],
+                    proof[:64] + bytes(32) + proof[96:], proof[:96] + bytes(32),
+                    proof[:64] + bytes(64)]
+        for variant in variants:
+            for who, whose, c in ((prover.x25519_public, peer_u, ctx),
+                                  (ids[(i + 2) % 4].x25519_public, peer_u, ctx),
+                                  (prover.x25519_public, peer_u, ctx + b"x")):
+                want = reference_check(who, whose, variant, c)
+                assert xp.check(who, whose, variant, c) == want
+                checked += want is not None
+    assert checked == len(ids)  # the honest proofs, for their own prover and context only
