@@ -97,6 +97,7 @@ def test_share_and_key_checks_decide_as_the_reference_arithmetic_does(t: int) ->
         assert last is not None
         variants.append((*cs[:-1], ed.encode(ed.add(last, torsion[3]))))
         variants.append((*cs[:-1], b"\xff" * 31 + b"\x7f"))  # y = 2^255 - 1: not canonical
+        variants.append((*cs[:-1], (1 | 1 << 255).to_bytes(32, "little")))  # x = 0, signed
     off_curve = next(
         d for y in range(2, 50) if ed.decode(d := y.to_bytes(32, "little")) is None
     )
