@@ -163,3 +163,30 @@ def test_exchange_proofs_are_made_and_checked_as_the_reference_arithmetic_does()
                 assert xp.check(who, whose, variant, c) == want
                 checked += want is not None
     assert checked == len(ids)  # the honest proofs, for their own prover and context only
+
+
+def test_honest_dealings_and_proofs_never_reach_the_reference_arithmetic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The speed of issue 19 rests on honest inputs taking libsodium's path alone: with the
+    reference's products and decoding made to fail, an honest dealing still deals, checks
+    every share and key, and an exchange proof is made and checked (a count, not a time)."""
+    from crypto_fixtures import identities
+
+    from dudo_p2p.crypto import exchange_proof as xp
+
+    a, b = identities(2)
+    ctx = vss.vss_context(GAME, 5, 1, 0)
+    key = vss.secret_key(secret("honest") + secret("2"))
+    coefs = vss.coefficients(GAME, 5, 0, key, 3)
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("the reference arithmetic was used")
+
+    for name in ("mul", "mul_base", "decode", "torsion_free"):
+        monkeypatch.setattr(ed, name, refuse)
+    cs = vss.commitments(coefs)
+    assert all(vss.share_ok(cs, seat, vss.share_for(coefs, seat)) for seat in range(1, 6))
+    assert vss.key_ok(cs[0], key)
+    shared, proof = a.prove_exchange(b.x25519_public, ctx)
+    assert xp.check(a.x25519_public, b.x25519_public, proof, ctx) == shared
