@@ -107,3 +107,16 @@ def render(hint: object) -> tuple[str, str]:
         if isinstance(c, Range):
             return name, f"{c.lo}..{c.hi}"
     return name, "—"
+
+
+ROOT = SPEC.parents[0]
+
+
+def said(heading: str) -> str:
+    """The section's text on one line (line breaks and runs of spaces do not matter)."""
+    return " ".join(section(spec_text(), heading).split())
+
+
+def backticked(text: str) -> list[str]:
+    """The `lower-case-or_snake` words quoted in ``text``, in order."""
+    return re.findall(r"`([a-z_-]+)`", text)
