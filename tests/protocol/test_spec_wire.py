@@ -17,8 +17,8 @@ from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import BadSignature, DecodeError, FrameTooLarge, InvalidValue, WrongContext
 from dudo_p2p.net.dealer import LinkTimers
 from dudo_p2p.net.links import Links
-from dudo_p2p.protocol.codec import MAX_FRAME, encode
-from dudo_p2p.protocol.envelope import MAX_COUNTER, seal_envelope
+from dudo_p2p.protocol.codec import MAX_FRAME, decode, encode
+from dudo_p2p.protocol.envelope import MAX_COUNTER, open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import Heartbeat
 
 # ---- the envelope's checks, in the document's order -----------------------------------------
@@ -63,8 +63,6 @@ def _breaking(step: int, items: list[Any]) -> bytes:
 def test_open_envelope_checks_in_the_order_of_the_table() -> None:
     """Each step of §2.5's table, failed alone and together with every later step, raises
     the error the table names for it: the earliest failure wins."""
-    from dudo_p2p.protocol.envelope import open_envelope
-
     table = next(t for t in tables(section(spec_text(), "2.5 ")) if t[0][0] == "step")
     steps = [(int(row[0]), _ERRORS[plain(row[2])]) for row in table[1:]]
     assert [n for n, _ in steps] == list(range(1, 8))
@@ -88,8 +86,7 @@ def test_open_envelope_checks_in_the_order_of_the_table() -> None:
 
 
 def decode_items(frame: bytes) -> list[Any]:
-    from dudo_p2p.protocol.codec import decode
-
+    """The items of an envelope frame (to break one more step of it)."""
     value = decode(frame)
     assert isinstance(value, list)
     return value
@@ -119,6 +116,7 @@ def test_encode_parts_is_the_layout_of_section_2_2() -> None:
 
 
 def types_hex(types: dict[str, str], name: str) -> str:
+    """The hex digits of the part type §2.2 gives ``name`` ("0x02" for int: "02")."""
     return next(code for code, kind in types.items() if kind == name)[2:]
 
 
