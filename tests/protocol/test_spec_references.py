@@ -21,6 +21,7 @@ _ABBREVIATIONS = re.compile(r"`([A-Z])::`\s+=\s+`(tests/[a-z0-9_/]+(?:\.py)?)/?`
 
 
 def named_modules(text: str) -> set[str]:
+    """Package modules ``text`` names: ``consensus/x.py``, ``dudo_p2p/crypto/{a,b}.py``..."""
     found: set[str] = set()
     for m in re.finditer(rf"(?:dudo_p2p/)?({_PACKAGES})/\{{([a-z_,]+)\}}\.py", text):
         found |= {f"dudo_p2p/{m.group(1)}/{name}.py" for name in m.group(2).split(",")}
@@ -48,6 +49,7 @@ def test_every_bare_module_name_is_a_file_of_the_package() -> None:
 
 
 def defined_tests(path: Path) -> set[str]:
+    """The test functions a test file (or every test file of a folder) defines."""
     files = [path] if path.suffix == ".py" else list(path.rglob("test_*.py"))
     return {name for f in files
             for name in re.findall(r"^(?:async )?def (test_\w+)\(", f.read_text(), flags=re.M)}
