@@ -1,6 +1,7 @@
 """protocol.md's wire tables against the code run for real: §2.5's check order (each step
 failed alone and with every later one), §2.2's encode_parts layout, §5.1's socket options read
-back from a real ROUTER and DEALER on loopback."""
+back from a real ROUTER and DEALER on loopback, and §3.7's bad-deal proof checked by the
+text's formulas."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ import pytest
 import zmq
 from spec_tables import ROOT, plain, section, spec_text, tables
 
-from dudo_p2p.crypto.hashing import PROTOCOL_VERSION, TAG_PREFIX, encode_parts
+from dudo_p2p.crypto import edwards
+from dudo_p2p.crypto.hashing import PROTOCOL_VERSION, TAG_PREFIX, encode_parts, tagged_hash
 from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.crypto.vss import vss_context
 from dudo_p2p.errors import BadSignature, DecodeError, FrameTooLarge, InvalidValue, WrongContext
 from dudo_p2p.net.dealer import LinkTimers
 from dudo_p2p.net.links import Links
@@ -169,3 +172,46 @@ def test_the_link_socket_options_are_the_ones_the_sockets_hold() -> None:
     assert re.findall(r"setsockopt\(zmq\.ROUTER_HANDOVER, (\w+)\)", source) == ["0"]
     assert ("ROUTER", "ZMQ_ROUTER_HANDOVER", 0) in rows
     assert LinkTimers().heartbeat_ivl == 1000  # the ZMTP ping the §5.1 text explains
+
+
+# ---- the exchange proof of a bad-deal (§3.7) ---------------------------------------------
+
+
+def ident(label: bytes) -> Identity:
+    return Identity.generate(lambda n: hashlib.sha512(label).digest()[:n])
+
+
+def d_i_as_written(u: bytes) -> bytes | None:
+    """The encoding of §3.7's D_i: y = (u − 1)/(u + 1) with u read little-endian, top bit
+    cleared, mod p; x even, so the encoding is y with its sign bit 0 (None: no such point)."""
+    p = 2**255 - 19
+    value = int.from_bytes(u, "little") & ((1 << 255) - 1)
+    if (value + 1) % p == 0:
+        return None
+    y = (value - 1) * pow(value + 1, p - 2, p) % p
+    return y.to_bytes(32, "little") if edwards.decode(y.to_bytes(32, "little")) else None
+
+
+def test_a_bad_deal_proof_checks_by_the_formulas_of_section_3_7() -> None:
+    """A proof the code makes, checked step by step as §3.7 writes it (the group operations
+    from crypto/edwards.py, the composition from the text): D_i, G1, G2, T1 = z·G1 − c·A1,
+    T2 = z·G2 − c·A2, the challenge over its parts, A1's X25519 form, and Z."""
+    prover, dealer = ident(b"prover"), ident(b"dealer")
+    context = vss_context(bytes(16), 3, 1, 2)
+    z_value, proof = prover.prove_exchange(dealer.x25519_public, context)
+    d_i = d_i_as_written(dealer.x25519_public)
+    assert d_i is not None
+    assert d_i == edwards.encode(edwards.from_montgomery(dealer.x25519_public))  # type: ignore[arg-type]
+    a1, a2 = edwards.decode(proof[:32]), edwards.decode(proof[32:64])
+    c, z = (int.from_bytes(proof[k:k + 32], "little") for k in (64, 96))
+    assert a1 is not None and a2 is not None and c < edwards.L and z < edwards.L
+    g1 = edwards.mul(8, edwards.B)
+    g2 = edwards.mul(8, edwards.decode(d_i))  # type: ignore[arg-type]
+    t1 = edwards.add(edwards.mul(z, g1), edwards.neg(edwards.mul(c, a1)))
+    t2 = edwards.add(edwards.mul(z, g2), edwards.neg(edwards.mul(c, a2)))
+    parts = [edwards.encode(q) for q in (g1, g2, a1, a2, t1, t2)]
+    wide = b"".join(tagged_hash(f"{TAG_PREFIX}exchange-proof", half, *parts, context)
+                    for half in (0, 1))
+    assert int.from_bytes(wide, "little") % edwards.L == c
+    assert edwards.montgomery_u(a1) == prover.x25519_public
+    assert edwards.montgomery_u(a2) == z_value == prover.exchange(dealer.x25519_public)
