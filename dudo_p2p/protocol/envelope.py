@@ -21,13 +21,14 @@ out, so the entry hash does not depend on how the signature is encoded.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Final, TypeGuard
 
 import msgpack
 
-from dudo_p2p.crypto.hashing import PROTOCOL_VERSION, tag, tagged_hash
+from dudo_p2p.crypto.hashing import PROTOCOL_VERSION, encode_parts, tag
 from dudo_p2p.crypto.identity import KEY_SIZE, SIGNATURE_SIZE, Identity, verify
 from dudo_p2p.errors import BadSignature, DecodeError, LocalProtocolError, WrongContext
 from dudo_p2p.protocol.codec import MAX_FRAME, Wire, decode, encode
@@ -118,7 +119,21 @@ class Envelope:
 
     @functools.cached_property
     def _digest(self) -> bytes:
-        return tagged_hash(ENTRY_TAG, self.signed_bytes)
+        return entry_digest(self.signed_bytes)
+
+
+# tagged_hash(ENTRY_TAG, signed) is SHA-256 over encode_parts' layout: the tag's length and
+# bytes, the count of parts (1), then the one bytes part's type byte and length, then the
+# signed bytes. Everything before the length is the same for every entry: hashed from this
+# constant prefix, a digest costs the hash alone (every frame opened or sealed takes one);
+# test_protocol_envelope checks it against tagged_hash.
+_ENTRY_HEAD: Final = encode_parts(ENTRY_TAG, b"")[:-4]
+
+
+def entry_digest(signed: bytes) -> bytes:
+    """``tagged_hash(ENTRY_TAG, signed)``: the digest of an entry whose signed bytes are
+    ``signed`` (:meth:`Envelope.digest`)."""
+    return hashlib.sha256(_ENTRY_HEAD + len(signed).to_bytes(4, "big") + signed).digest()
 
 
 def _check_counter(value: object) -> TypeGuard[int]:
@@ -140,10 +155,19 @@ class Peek:
 def peek(frame: bytes, *, body: bool = False) -> Peek | None:
     """The kind, round and seq of an envelope frame (and its raw body with ``body``), or
     None when the frame does not start like an envelope: an array of 8 whose round and seq
-    are counters and whose kind is a short string. Reads no further than it must (the
-    body's bytes only with ``body``), verifies nothing, never raises."""
+    are counters and whose kind is a short string (with ``body``: and whose body reads as a
+    msgpack value). Verifies nothing, never raises."""
+    global _last_peek
+    last = _last_peek
+    if last[0] is not frame:  # else the frame peeked just before (see _last_peek)
+        last = _last_peek = (frame, *_peek(frame))
+    return last[2] if body else last[1]
+
+
+def _peek(frame: bytes) -> tuple[Peek | None, Peek | None]:
+    """:func:`peek` of ``frame`` without its body and with it."""
     if len(frame) > MAX_FRAME or frame[:1] != _ARRAY8:
-        return None
+        return None, None
     try:
         # the whole frame in one call, when it is one msgpack value (every frame a peer
         # sends is): the same values the reader below gives, at a fraction of its cost
@@ -151,25 +175,40 @@ def peek(frame: bytes, *, body: bool = False) -> Peek | None:
     except (ValueError, TypeError, msgpack.UnpackException):
         items = None
     if type(items) is list and len(items) == _FRAME_ITEMS:
-        round_no, seq, kind = items[2], items[3], items[5]
-        raw = items[6] if body else None
-    else:
-        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_FRAME)
-        try:
-            unpacker.feed(frame)
-            unpacker.read_array_header()
-            unpacker.skip()  # version
-            unpacker.skip()  # game id
-            round_no, seq = unpacker.unpack(), unpacker.unpack()
-            unpacker.skip()  # author
-            kind = unpacker.unpack()
-            raw = unpacker.unpack() if body else None
-        except (ValueError, TypeError, msgpack.UnpackException):  # not an envelope's start
-            return None
-    if not (isinstance(kind, str) and len(kind) <= 16 and _check_counter(round_no)
-            and _check_counter(seq)):
-        return None
-    return Peek(kind, round_no, seq, raw)
+        round_no, seq, kind, raw = items[2], items[3], items[5], items[6]
+        if not _claims_envelope(kind, round_no, seq):
+            return None, None
+        return Peek(kind, round_no, seq), Peek(kind, round_no, seq, raw)
+    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_FRAME)
+    try:
+        unpacker.feed(frame)
+        unpacker.read_array_header()
+        unpacker.skip()  # version
+        unpacker.skip()  # game id
+        round_no, seq = unpacker.unpack(), unpacker.unpack()
+        unpacker.skip()  # author
+        kind = unpacker.unpack()
+    except (ValueError, TypeError, msgpack.UnpackException):  # not an envelope's start
+        return None, None
+    if not _claims_envelope(kind, round_no, seq):
+        return None, None
+    try:
+        raw = unpacker.unpack()
+    except (ValueError, TypeError, msgpack.UnpackException):  # a head without a body
+        return Peek(kind, round_no, seq), None
+    return Peek(kind, round_no, seq), Peek(kind, round_no, seq, raw)
+
+
+def _claims_envelope(kind: object, round_no: object, seq: object) -> bool:
+    return (isinstance(kind, str) and len(kind) <= 16 and _check_counter(round_no)
+            and _check_counter(seq))
+
+
+# The last frame peeked, and what it claims without and with its body: every frame is
+# peeked twice on its way in (the node routes it by kind, then the inbox asks whether it
+# is a duplicate relay), and the second time costs nothing. ``is`` compares the very object,
+# which this holds alive, so no other frame can take its place: a pure function's memo.
+_last_peek: tuple[object, Peek | None, Peek | None] = (None, None, None)
 
 
 def peek_kind(frame: bytes) -> str | None:

@@ -18,6 +18,7 @@ from dudo_p2p.errors import (
     WrongContext,
 )
 from dudo_p2p.protocol import Envelope, decode, encode, open_envelope, seal_envelope, to_wire
+from dudo_p2p.protocol.envelope import entry_digest
 
 GAME = bytes(range(16))
 OTHER_GAME = bytes(range(1, 17))
@@ -208,3 +209,11 @@ def test_seal_envelope_refuses_what_a_peer_would_refuse() -> None:
         seal_envelope(ALICE, GAME, 1, 2**63, BID)
     with pytest.raises(LocalProtocolError):
         seal_envelope(ALICE, GAME, 1, 1, object())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("size", [0, 1, 255, 256, 65_535, 65_536, 70_000])
+def test_entry_digest_is_the_tagged_hash_of_the_signed_bytes(size: int) -> None:
+    """The digest's fast path (a constant prefix hashed once per entry) gives tagged_hash's
+    bytes for every length, the lengths where an encoded size grows a byte included."""
+    signed = hashlib.sha512(b"%d" % size).digest() * (size // 64 + 1)
+    assert entry_digest(signed[:size]) == tagged_hash("dudo-p2p/1/entry", signed[:size])

@@ -9,7 +9,7 @@ import pytest
 
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.protocol.codec import encode
-from dudo_p2p.protocol.envelope import open_envelope, peek, peek_kind, seal_envelope
+from dudo_p2p.protocol.envelope import Peek, open_envelope, peek, peek_kind, seal_envelope
 from dudo_p2p.protocol.kinds import Ack, Heartbeat, SyncRequest, Vote
 
 GAME = bytes(range(16))
@@ -53,3 +53,24 @@ def test_a_cut_envelope_still_peeks_its_kind_but_never_opens() -> None:
     """Peek is a hint: the head of a frame is enough, the layer it routes to refuses it."""
     frame = seal_envelope(_ident(1), GAME, 0, 0, SyncRequest(1)).to_bytes()
     assert peek_kind(frame[:-10]) == "sync-request"
+
+
+def test_a_frame_peeked_again_gives_the_same_answers_with_and_without_its_body() -> None:
+    """The node peeks a frame for its kind, the inbox again with its body: the second answer
+    (remembered) is the one a first peek gives, and another frame is peeked afresh."""
+    inner = seal_envelope(_ident(2), GAME, 3, 4, SyncRequest(7)).to_bytes()
+    ack = seal_envelope(_ident(1), GAME, 3, 4, Ack(inner)).to_bytes()
+    vote = seal_envelope(_ident(1), GAME, 9, 2, Vote(_ident(2).public_key, "silent")).to_bytes()
+    for frame in (ack, vote, ack[:-10], b"\x98" + b"\xff" * 40):
+        twin = bytes(bytearray(frame))  # equal bytes, another object: peeked afresh
+        first = (peek(twin), peek(twin, body=True))
+        assert (peek(frame), peek(frame, body=True), peek(frame)) == (*first, first[0])
+        assert peek_kind(frame) == (first[0].kind if first[0] is not None else None)
+    with_body = peek(ack, body=True)
+    assert with_body is not None and isinstance(with_body.body, dict)
+    assert with_body.body["entry"] == inner
+    assert peek(ack) == Peek("ack", 3, 4)  # without: no body
+    # a frame whose head reads but whose body does not: a kind to route by, nothing more
+    head_only = encode([2, GAME, 0, 0, b"a" * 32, "ack"])[1:]
+    cut = b"\x98" + head_only + b"\xc1"
+    assert peek_kind(cut) == "ack" and peek(cut, body=True) is None
