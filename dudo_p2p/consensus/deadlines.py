@@ -91,27 +91,32 @@ def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: R
     waiting, limit = awaited(rep, acked, ctx.seating.turn_timer_ms, ctx.timeouts)
     if len(parts) == 2:
         limit += presence.grace
-    for seat in waiting:
-        if (seat == me or seat in away or not removals.may_vote(seat)
-                or removals.hold.active(epoch)):  # a removal held: no timeout (removal_hold)
-            continue
-        if acked is not None and removals.link_doubt(epoch, seat):
-            continue
-        wait = patience(seat, limit, ahead, ctx.timeouts)
-        if timers.stuck_past(wait, now) and not presence.back_within(seat, wait, now):
-            return now
-        start = max(timers.progress_at, presence.back_at.get(seat, -1e9))
-        soonest = min(soonest, start + wait)
-    for seat in removals.expelled & set(parts):
-        if removals.may_vote(seat):
-            return now
+    # a removal held: no step timeout at all (removal_hold); else each seat waited for
+    if waiting and not removals.hold.active(epoch):
+        progress_at, back_at = timers.progress_at, presence.back_at
+        for seat in waiting:
+            if seat == me or seat in away or not removals.may_vote(seat):
+                continue
+            if acked is not None and removals.link_doubt(epoch, seat):
+                continue
+            wait = patience(seat, limit, ahead, ctx.timeouts)
+            if timers.stuck_past(wait, now) and not presence.back_within(seat, wait, now):
+                return now
+            soonest = min(soonest, max(progress_at, back_at.get(seat, -1e9)) + wait)
+    expelled = removals.expelled
+    if expelled:
+        for seat in expelled & set(parts):
+            if removals.may_vote(seat):
+                return now
     others = [t for s, t in last_heard.items() if s != me]
     if others and removals.outcome is None:
         # every other seat silent past the delay, and no link of ours to one up within
         # REACHED_WAIT (a link that came up holds "table gone" off)
         if presence.table_gone(last_heard, me, now):
             return now
-        boundary = max([max(others) + presence.gone_after]
-                       + [at + REACHED_WAIT for s, at in presence.reached.items() if s != me])
+        boundary = max(others) + presence.gone_after
+        for seat, at in presence.reached.items():
+            if seat != me:
+                boundary = max(boundary, at + REACHED_WAIT)
         soonest = min(soonest, boundary)
     return soonest if soonest == math.inf else _past(soonest, now)
