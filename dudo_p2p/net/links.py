@@ -58,6 +58,8 @@ from dudo_p2p.net.routing import LINK_NONCE_LEN, MAX_PEER_ID, routing_id
 
 log = logging.getLogger(__name__)
 
+_NOBLOCK = int(zmq.NOBLOCK)  # a plain int: pyzmq's enum member costs a conversion per send
+
 STAT_KEYS = (
     "received",  # frames handed to the caller
     "sent",  # frames queued by send()
@@ -225,7 +227,7 @@ class Links:
             self.stats["send_unknown_peer"] += 1
             return False
         try:
-            entry.sock.send(frame, zmq.NOBLOCK)
+            entry.sock.send(frame, _NOBLOCK)
         except zmq.Again:
             self.stats["send_would_block"] += 1
             log.debug("link to %s not ready or full; frame dropped", peer_id[:4].hex())

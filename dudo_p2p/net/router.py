@@ -91,16 +91,20 @@ class Router:
         self._drain_monitor()
         out: list[Incoming] = []
         sock = self.sock
+        events = sock.get
+        accept = self._accept
         for _ in range(MAX_BATCH):
-            # ask before reading: a read of an empty socket raises zmq.Again, which cost
-            # more than the frame it ended (a third of the loop's zmq time in a profile)
-            if not _readable(sock):
+            # ask before reading (_readable, inlined: once per frame): a read of an empty
+            # socket raises zmq.Again, which cost more than the frame it ended (a third of
+            # the loop's zmq time in a profile)
+            ready = events(_EVENTS)
+            if not (isinstance(ready, int) and ready & _POLLIN):
                 break
             try:
                 parts = _recv_parts(sock)
             except zmq.Again:
                 break
-            message = self._accept(parts)
+            message = accept(parts)
             if message is not None:
                 out.append(message)
         self.stats["received"] += len(out)
