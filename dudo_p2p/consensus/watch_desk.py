@@ -14,10 +14,11 @@
   with the last push's frame as it is (no signature), a chunk with one signed once per
   place and state of the log for whoever asks it;
 - **pushes** (:meth:`Desk.push`): every :data:`PUSH_EVERY` at most, one signed chunk from
-  where the last push ended, the same bytes to every spectator subscribed (it asked within
-  IDLE_ASKER) that holds at least that much; after the table's own frames, never on a step
-  that carried them unless a push is overdue, and never waking the seat. An ask the next
-  push will answer (it starts at or before the asked place) is not answered apart;
+  where the last push ended (and the chunks after it, up to :data:`PUSH_CHUNKS`), the same
+  bytes to every spectator subscribed (it asked within IDLE_ASKER) that holds at least that
+  much; after the table's own frames, never on a step that carried them unless a push is
+  overdue, and never waking the seat. Which seat serves a spectator is the spectator's
+  choice (rotation.py): spread over the seats by its key, not all at the seat it joined;
 - **keepalives**: a caught-up subscriber sent nothing for :data:`KEEPALIVE` gets the log's
   length (an empty reply, signed once per state of the log for all of them) on a step the
   seat takes anyway: so a caught-up spectator never needs to ask while its seat is there
@@ -58,6 +59,10 @@ REPLY_CACHE = 8  # signed replies kept, by place and state of the log (_chunk)
 # (1 s, not 0.5: at load 16 the serving host's CPU per action above the others' fell from
 # +0.11 to -0.06 ms, 4 alternated runs each, bench spectators at idle priority)
 PUSH_EVERY = 1.0
+# a push brings a subscriber up to this many chunks (SYNC_CHUNK items each), one after the
+# other: a log that grew by more than a chunk in a push interval (40 items a second: 6 bots)
+# is pushed whole, and the spectator needs no ask to catch up (each one a signature check)
+PUSH_CHUNKS = 3
 
 
 class Desk(Door):
@@ -153,12 +158,11 @@ class Desk(Door):
         # spectators at one place share one signed push (a voided tail is _track's)
         self.reached[key] = max(self.reached.get(key, 0), have)
         self._quiet_after = max(self._quiet_after, now + IDLE_ASKER)
-        last = self._last
-        if last is not None and last[1] <= have:  # (_track dropped it if a removal voided it)
-            if have == len(chain) == last[1]:
-                return [*out, SendTo(key, last[2])]  # signed already: sent as it is
-            if have < len(chain) and not last[3]:
-                return out  # the next push starts at or before `have`: it answers this ask
+        last = self._last  # (_track dropped it if a removal voided it)
+        if last is not None and have == len(chain) == last[1]:
+            return [*out, SendTo(key, last[2])]  # signed already: sent as it is
+        # (not left to the next push: a push waits for a step without the table's frames,
+        # up to a second more, and an ask unanswered for POLL_EVERY moves the spectator)
         return [*out, self._send_chunk(key, have, machine, now)]
 
     def push(self, machine: TableMachine | None, now: float,
@@ -199,11 +203,21 @@ class Desk(Door):
         behind = self._behind(len(chain), now)  # again: _track may have moved some back
         at = {key: self.reached.get(key, 0) for key in behind}
         start = self._last[1] if self._last is not None else min(at.values(), default=0)
-        out = [self._send_chunk(key, start if reached >= start else reached, machine, now)
-               for key, reached in at.items()]
-        if start < len(chain):
-            frame, entries = self._chunk(start, machine)
-            self._last = (start, start + entries, frame, start + entries < len(chain))
+        out: list[SendTo] = []
+        for key, reached in at.items():  # up to PUSH_CHUNKS chunks each, so it never asks
+            place = start if reached >= start else reached
+            for _ in range(PUSH_CHUNKS):
+                out.append(self._send_chunk(key, place, machine, now))
+                place = self.reached[key]
+                if place >= len(chain):
+                    break
+        place = start
+        for _ in range(PUSH_CHUNKS):  # the last chunk pushed from `start` (signed already)
+            if place >= len(chain):
+                break
+            frame, entries = self._chunk(place, machine)
+            self._last = (place, place + entries, frame, place + entries < len(chain))
+            place += entries
         self.pushed += len(out)
         self.sent += len(out)
         return out

@@ -13,7 +13,8 @@ spectators in:
 - **watches before we are seated**, kept (up to :data:`EARLY_KEPT`) and answered the moment
   we are (:meth:`Door.waiting`), so a spectator may back off while the lobby gathers;
 - **links back**, made when we send a spectator something and closed once it has not asked
-  us for IDLE_ASKER (:class:`Unlink`).
+  us for IDLE_ASKER, or after :data:`INTRODUCED_KEPT` when it never asked us: we handed it
+  the genesis, another seat serves it (:class:`Unlink`).
 
 Pure: no I/O, no clock (``now`` is passed in).
 """
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from dudo_p2p.consensus.lobby import LOBBY_GAME_ID, Connect, SendTo
 from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.replica import Seating
-from dudo_p2p.consensus.watching import IDLE_ASKER, KEEPALIVE, Note
+from dudo_p2p.consensus.watching import IDLE_ASKER, KEEPALIVE, WATCH_KINDS, Note
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError
 from dudo_p2p.protocol.envelope import Envelope, seal_envelope
@@ -42,6 +43,9 @@ REFUSED_KEPT = 2.0
 # at most this many refused keys linked back at once: a flood of fresh keys opens no more
 # links than this (one past it is refused when a link is free again: it says watch again)
 REFUSED_LINKS = MAX_SPECTATORS
+# a spectator we linked back to for the genesis that has not asked us within this is served
+# by another seat (rotation.py: spectators spread over the seats): its link is closed
+INTRODUCED_KEPT = 5.0
 # watch frames that came before we were seated, kept (unchecked, by their bytes: a
 # spectator's watch is the same frame each time) and taken once we are: see Door.waiting
 EARLY_KEPT = MAX_SPECTATORS
@@ -80,6 +84,16 @@ class Door:
     def is_spectator(self, key: bytes) -> bool:
         """``key`` is a spectator we took (its sync requests are ours to answer)."""
         return key in self.spectators
+
+    def takes(self, kind: str, sender: bytes, coming: Sequence[Linked]) -> bool:
+        """A frame of ``kind`` from link ``sender`` (claimed) is the desk's, not the table's:
+        a ``watch`` from anyone, a ``sync-request`` from a spectator we took or one whose
+        watch is among the frames ``coming`` this step, ahead of its ask (a spectator asks
+        a seat it enlisted at just before: both may come in one read of the links)."""
+        if kind in WATCH_KINDS:
+            return True
+        return kind == "sync-request" and (
+            sender in self.spectators or any(c[0] == sender for c in coming))
 
     def _keep_early(self, frame: bytes, address: str | None) -> None:
         """A frame that came before we were seated: kept for :meth:`waiting` (up to
@@ -169,13 +183,16 @@ class Door:
 
     def _lapsed(self, now: float) -> list[Unlink]:
         """Our links back to spectators that have not asked us (nor been linked) for
-        IDLE_ASKER, and to refused keys told for REFUSED_KEPT, closed; looked for at most
+        IDLE_ASKER, or never asked us within INTRODUCED_KEPT of the genesis (another seat
+        serves them), and to refused keys told for REFUSED_KEPT, closed; looked for at most
         every KEEPALIVE. One that asks again is linked again (_answer)."""
         if now < self.next_lapse:
             return []
         self.next_lapse = now + KEEPALIVE
+        asked = self.asked_at
         gone = [key for key, since in self.linked.items()
-                if now - max(since, self.asked_at.get(key, -1e9)) > IDLE_ASKER]
+                if now - max(since, asked.get(key, -1e9)) > IDLE_ASKER
+                or (key not in asked and now - since > INTRODUCED_KEPT)]
         for key in gone:
             del self.linked[key]
         told = [key for key, since in self.refusing.items() if now - since > REFUSED_KEPT]

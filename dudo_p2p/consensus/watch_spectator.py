@@ -110,6 +110,7 @@ class Spectator:
         self.refused: RefusalReason | None = None
         self.next_watch = -1e9
         self.watch_every = WATCH_EVERY  # the next wait between watches (backs off)
+        self._watches: dict[bytes, bytes] = {}  # game id -> our signed watch (_watch_frame)
         self.next_poll = -1e9
         self.last_ask = -1e9  # when we last asked
         self.asked: int | None = None  # the `have` of our open request
@@ -129,9 +130,10 @@ class Spectator:
         """The frames to send now. Before the genesis: a watch to the seat we joined,
         WATCH_EVERY after the first, backing off to every WATCH_EVERY_MAX. After it: an
         enlisting watch, in the game's context, to each other seat until one is queued
-        (rotation.py), and a sync-request to the seat the rotation names
-        (after such a watch when we just moved to it): at once after a chunk with more to
-        come; caught up, only when the seat sent nothing for QUIET_AFTER, or to renew our
+        (rotation.py), and a sync-request to the seat the rotation names (after such a
+        watch when we just moved to it; the first one once the seat it prefers to the one
+        we joined is enlisted at, or PREFER_WITHIN passed): at once after a chunk with more
+        to come; caught up, only when the seat sent nothing for QUIET_AFTER, or to renew our
         subscription every RENEW_EVERY (the seat pushes the log and keepalives meanwhile);
         an ask that nothing answered within POLL_EVERY (no reply from where we asked or
         before it) moves the rotation to the next seat."""
@@ -149,8 +151,8 @@ class Spectator:
             if enlist:
                 frame = self._watch_frame(self.seating.game_id)
                 out.extend(Outgoing(pub, frame, poll=False, enlist=True) for pub in enlist)
-        if now < self.next_poll or self.finished:
-            return out
+        if now < self.next_poll or self.finished or self.rotation.waiting(now):
+            return out  # (waiting: for the link to the seat we ask first, rotation.py)
         self.next_poll = now + POLL_EVERY
         self.last_ask = now
         have = len(self.items) if self.retried_from is None else self.retried_from
@@ -175,7 +177,10 @@ class Spectator:
             return self.next_watch
         rot = self.rotation
         enlist = rot.next_enlist if len(rot.enlisted) < len(rot.pubs) else math.inf
-        return min(enlist, math.inf if self.finished else self.next_poll)
+        poll = math.inf if self.finished else self.next_poll
+        if rot.prefer is not None and rot.prefer not in rot.enlisted:
+            poll = max(poll, rot.prefer_until)  # (or once its enlisting watch is queued)
+        return min(enlist, poll)
 
     def unsent(self, now: float) -> None:
         """The last ask could not be sent (its seat's link is down: the seat left, or the
@@ -186,8 +191,12 @@ class Spectator:
 
     def _watch_frame(self, game_id: bytes = LOBBY_GAME_ID) -> bytes:
         """Our watch: in the lobby's context it asks for the genesis; in the game's it says
-        we hold it (the seat only enlists us, watch_desk.py)."""
-        return seal_envelope(self.identity, game_id, 0, 0, self.watch).to_bytes()
+        we hold it (the seat only enlists us, watch_door.py). Signed once for each."""
+        frame = self._watches.get(game_id)
+        if frame is None:
+            frame = seal_envelope(self.identity, game_id, 0, 0, self.watch).to_bytes()
+            self._watches[game_id] = frame
+        return frame
 
     def addresses(self) -> list[tuple[bytes, str, int]]:
         """Where each seat's link is, from the genesis: (key, host, port); host "" when the
@@ -229,7 +238,7 @@ class Spectator:
                     self.refused = RefusalReason.from_wire(body.reason)
                     return [Note("warning", f"refused: {self.refused.text}")]
                 case Genesis() | GenesisSign() if self.seating is None:
-                    return self._genesis_part(env, frame)
+                    return self._genesis_part(env, frame, now)
                 case SyncReply() if self.seating is not None and self.flagged is None:
                     if env.author not in self.seating.pubs or env.game_id != self.seating.game_id:
                         raise DecodeError("a sync-reply from someone not seated at this game")
@@ -241,7 +250,7 @@ class Spectator:
         except DudoError as exc:
             return [Note("warning", f"frame refused: {exc}")]
 
-    def _genesis_part(self, env: Envelope, frame: bytes) -> list[Note]:
+    def _genesis_part(self, env: Envelope, frame: bytes, now: float) -> list[Note]:
         if isinstance(env.body, Genesis):
             self.genesis = frame
         else:
@@ -259,7 +268,7 @@ class Spectator:
             return [Note("warning", f"refused: {self.refused.text} (host {self.pin} chosen)")]
         self.seating = seating
         self.verifier = RecordVerifier(self.seating)
-        self.rotation.seated(self.seating.pubs)
+        self.rotation.seated(self.seating.pubs, now)
         self.next_poll = -1e9
         return [Note("info", f"watching table {self.seating.table}: genesis and "
                              f"{len(pubs)} signatures verified")]
@@ -291,13 +300,18 @@ class Spectator:
                 self.next_poll = now
                 return []
             self._rebuild(start + common)
-        if asked is not None and start <= asked:
+        # it answers our ask when it brings what follows the place we asked from, or says
+        # there is nothing more: one that stops there with more to come is a chunk we were
+        # sent before (an answer and a push of the same place), not an answer
+        if asked is not None and start <= asked and (
+                start + len(incoming) > asked or not reply.more):
             self.asked, self.empty_polls = None, 0
             # the next chunk at once; once caught up, pushes and keepalives carry the log
             # (watch_desk.py): no ask while they come, but a renewal every RENEW_EVERY
             self.next_poll = now if reply.more else self._renewal(now)
-        elif asked is None and not reply.more:
-            # a push or a keepalive that agrees with what we hold: the seat is there
+        elif asked is None:
+            # a push or a keepalive that agrees with what we hold: the seat is there (a push
+            # cut short is followed by the next one: the seat pushes until we hold its log)
             self.next_poll = max(self.next_poll, self._renewal(now))
         for item in incoming[common:]:
             try:

@@ -63,7 +63,7 @@ from dudo_p2p.consensus.lobby import (
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.consensus.machine import Effect, Persist, TableMachine
 from dudo_p2p.consensus.watch_desk import Desk, Unlink
-from dudo_p2p.consensus.watching import WATCH_KINDS, Note
+from dudo_p2p.consensus.watching import Note
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import InvalidValue
 from dudo_p2p.net.discovery import Discovery
@@ -243,8 +243,8 @@ class NodeLoop:
             level = logging.WARNING if self.stats.garbage_frames == 1 else logging.DEBUG
             log.log(level, "garbage frame of %d bytes from link %s", len(frame), sender[:4].hex())
             return
-        if kind in WATCH_KINDS or (kind == "sync-request" and self.desk.is_spectator(sender)):
-            watching.append(incoming)  # watch_desk.py: never touches the machine
+        if self.desk.takes(kind, sender, watching):
+            watching.append(incoming)  # watch_door.py: never touches the machine
         elif kind in AGAIN_KINDS:
             refused = self.game.heard_again(frame) if self.game is not None else None
             if refused is not None:

@@ -32,7 +32,7 @@ from dudo_p2p.consensus.watch_spectator import WATCH_EVERY_MAX, Outgoing, Specta
 from dudo_p2p.consensus.watching import IDLE_ASKER, KEEPALIVE, RENEW_EVERY
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
-from dudo_p2p.protocol.kinds import SyncReply, SyncRequest
+from dudo_p2p.protocol.kinds import SyncReply, SyncRequest, Watch
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import ChooseDirection, ChoosePalifico, RuleSet
 from dudo_p2p.session.replay import Replay
@@ -52,10 +52,14 @@ def exchange(net: FakeNet, desk: Desk | list[Desk], spec: Spectator, seat: int =
     lying). The number of frames the desks sent."""
     sent = 0
     desks = desk if isinstance(desk, list) else None
+    if desks is None:
+        spec.rotation.stay()  # only the joined seat serves in this test: it is the one asked
     for out in spec.due(net.now):
         at = seat if out.to is None else net.seating.seat_of(out.to)
         if (desks is None and at != seat) or at is None or at in gone:
             continue  # only the joined seat serves in this test; a gone seat never answers
+        if out.enlist and out.to is not None:
+            spec.rotation.queued(out.to)  # delivered: as the Watcher tells it (node/watcher.py)
         one = desks[at] if desks is not None else desk
         assert isinstance(one, Desk)
         genesis = (net.genesis, tuple(net.signatures))
@@ -282,7 +286,12 @@ def test_a_finished_seat_waits_only_for_a_spectator_that_pulls_from_it() -> None
     exchange(net, desk, spec)  # the watch: the genesis and the signatures
     length = len(net.machines[0].replica.chain)
     assert spec.seating is not None and desk.is_spectator(identity.public_key)
-    exchange(net, desk, spec)  # its first ask: one chunk, not the whole log
+    spec.rotation.stay()  # (only seat 0 serves here)
+    (first,) = [o for o in spec.due(net.now) if o.poll]  # its first ask: one chunk, not all
+    genesis = (net.genesis, tuple(net.signatures))
+    for effect in desk.receive(first.frame, "127.0.0.1", net.machines[0], genesis, net.now):
+        if isinstance(effect, SendTo):
+            spec.receive(effect.frame, net.now, net.ids[0].public_key)
     assert 0 < len(spec.items) < length
     assert not desk.caught_up(length, net.now)  # it pulls from us: we wait for it
     assert desk.caught_up(length, net.now + IDLE_ASKER + 0.1)  # silent: it asks elsewhere
@@ -740,3 +749,55 @@ def test_a_spectator_backs_off_before_the_table_is_seated_and_is_answered_once_i
             if isinstance(effect, SendTo):
                 spec.receive(effect.frame, net.now, net.ids[0].public_key)
     assert spec.seating is not None
+
+
+def test_spectators_are_spread_over_the_seats_the_one_they_joined_only_introduces_them() -> None:
+    # 4 spectators join seat 0 (the host, whom everyone dials): it hands each the genesis
+    # and then serves none of them; each asks the seat its key picks among the others
+    # (rotation.preferred), once its enlisting watch is there. Seat 0 closes its links back
+    # to them after INTRODUCED_KEPT. Main at 47d74f5: seat 0 served all four (every ask,
+    # every push, 4 links kept)
+    net = FakeNet(4, THREE_DICE, seed=11)
+    desks = [Recording(net.ids[s]) for s in range(4)]
+    specs = [Spectator(i, "", "127.0.0.1", 5000 + k) for k, i in enumerate(identities(4, seed=912))]
+    crowd = {s.identity.public_key: s for s in specs}
+    tick = 0.0
+    while not all(m.over for m in net.machines) or not all(s.finished for s in specs):
+        tick += 0.1
+        net.run_until(lambda t=tick: net.now >= t or all(m.over for m in net.machines))
+        net.now = max(net.now, tick)
+        for spec in specs:
+            exchange(net, desks, spec, crowd=crowd)
+        assert tick < 600, "the spectators never finished"
+    assert all(s.flagged is None for s in specs)
+    assert {bytes.fromhex(s.progress().head) for s in specs} == net.heads()  # type: ignore[union-attr]
+    picks = {s.identity.public_key: s.rotation.target() for s in specs}
+    assert net.ids[0].public_key not in picks.values()
+    assert all(s.rotation.moves == 0 for s in specs)  # nobody failed to answer
+    assert desks[0].answered_asks == 0 and desks[0].pushed == 0
+    assert len(desks[0].spectators) == 4  # it counts them (the cap), it does not serve them
+    for seat in range(1, 4):
+        served = {k for k, pick in picks.items() if pick == net.ids[seat].public_key}
+        assert set(desks[seat].asked_at) == served
+    assert sum(d.answered_asks for d in desks[1:]) >= 4
+    # the introducer's links back close once they had no ask within INTRODUCED_KEPT
+    desks[0].push(net.machines[0], net.now + watch_door.INTRODUCED_KEPT + 2 * KEEPALIVE)
+    assert sorted(desks[0].unlinked) == sorted(crowd) and not desks[0].linked
+
+
+def test_an_ask_that_comes_with_the_watch_enlisting_it_is_the_desks() -> None:
+    # a spectator enlists at the seat it prefers and asks it at once: both frames may come
+    # in one read of the links, the ask before the watch was taken. The ask is the desk's
+    # (main at 47d74f5 gave it to the table, which dropped it: the spectator waited
+    # POLL_EVERY and moved on, seen in tests/node/test_node_watch.py once spread)
+    net = FakeNet(3, THREE_DICE, seed=11)
+    desk = Desk(net.ids[1])
+    (identity,) = identities(1, seed=913)
+    key = identity.public_key
+    watch = seal_envelope(identity, net.seating.game_id, 0, 0, Watch("", "127.0.0.1", 5000))
+    coming = [(key, watch.to_bytes(), "127.0.0.1", b"conn")]
+    assert desk.takes("watch", key, [])
+    assert not desk.takes("sync-request", key, [])  # a stranger's ask: the table's to drop
+    assert desk.takes("sync-request", key, coming)  # its watch comes first in this step
+    assert not desk.takes("sync-request", net.ids[2].public_key, coming)  # a seat's: the table's
+    assert not desk.takes("ack", key, coming)

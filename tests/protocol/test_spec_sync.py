@@ -114,7 +114,12 @@ FACTS: list[tuple[str, str]] = [
     ("4.9 ", f"at most every **{s(watch_desk.PUSH_EVERY)}**"),
     ("4.9 ", f"was sent nothing for **{s(watching.KEEPALIVE)}** (`KEEPALIVE`)"),
     ("4.9 ", f"a gap (it asks {s(watch_spectator.POLL_SOON)} later)"),
-    ("4.9 ", f"tried again every **{s(rotation.ENLIST_EVERY)}** until it is queued once"),
+    ("4.9 ", f"tried again every **{s(rotation.ENLIST_EVERY)}** until it is queued once "
+             f"(every **{s(rotation.ENLIST_SOON)}** while its first ask waits"),
+    ("4.9 ", f"or **{s(rotation.PREFER_WITHIN)}** passed (`PREFER_WITHIN`"),
+    ("4.9 ", f"up to **{watch_desk.PUSH_CHUNKS}** replies a push (`PUSH_CHUNKS`"),
+    ("4.9 ", f"within **{s(watch_door.INTRODUCED_KEPT)}** of the genesis it handed it "
+             f"(`INTRODUCED_KEPT`"),
     ("4.9 ", f"the next seat is asked {s(watch_spectator.UNSENT_RETRY)} later"),
     ("4.9 ", f"has not asked it for **{s(watching.IDLE_ASKER)}**"),
     ("4.9 ", f"if that spectator asked it within the last **{s(watching.IDLE_ASKER)}**"),
