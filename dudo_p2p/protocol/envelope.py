@@ -251,17 +251,20 @@ def open_envelope(
     expect_round: int | None = None,
     known_authors: Collection[bytes] | None = None,
 ) -> Envelope:
-    """Check a frame from a peer completely, in this order, and return its envelope.
+    """Check a frame from a peer completely, in this order (protocol.md §2.5's table), and
+    return its envelope.
 
     1. size over ``max_size``                           -> FrameTooLarge (nothing parsed)
-    2. not canonical msgpack, not an 8-array, a field of the wrong type or size, an
-       unknown kind, a bad body (missing/extra/mistyped field)  -> DecodeError
-    3. a protocol version other than ours                -> WrongContext
-    4. an author not in ``known_authors`` (when given)   -> WrongContext
-    5. a signature that does not verify                  -> BadSignature
-    6. game_id != ``expect_game`` or round_no != ``expect_round`` (when given)
+    2. not canonical msgpack, not an 8-array, a version that is not an int -> DecodeError
+    3. a protocol version other than ours (before any other item is read: another
+       version's frame may be shaped otherwise)          -> WrongContext
+    4. another item of the wrong type or size, an unknown kind, a bad body
+       (missing/extra/mistyped field)                    -> DecodeError
+    5. an author not in ``known_authors`` (when given)   -> WrongContext
+    6. a signature that does not verify                  -> BadSignature
+    7. game_id != ``expect_game`` or round_no != ``expect_round`` (when given)
                                                          -> WrongContext
-    The signature is checked before the context, so a WrongContext of step 6 proves that
+    The signature is checked before the context, so a WrongContext of step 7 proves that
     the author really signed that message for another game or round (a replay or a stray).
     """
     frame = decode(data, max_size=max_size)
