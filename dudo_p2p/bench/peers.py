@@ -256,11 +256,13 @@ def _ratio(ms: Value, us: Value) -> float | None:
 
 def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
                  timeout: float = 60.0, journal: bool = True,
-                 spectators: int = 0, priority: str = "normal") -> dict[str, Value]:
+                 spectators: int = 0, priority: str = "normal",
+                 keep: list[float] | None = None) -> dict[str, Value]:
     """``n`` peers, bots acting after a ``pace`` pause; stops once ``want`` bids are agreed
     by all or the game ends. Keys: bid_final_ms_p50/_p99, consensus_ratio (p50 over the bare
     RTT, None without one), bids_measured. ``spectators``: that many ``dudo-p2p watch``
-    processes watch the host's table the whole time, at ``priority`` (Table)."""
+    processes watch the host's table the whole time, at ``priority`` (Table). ``keep``: each
+    bid's latency (ms) is appended to it (to pool several runs' bids)."""
     with Table(n, pace=pace, journal=journal, spectators=spectators,
                priority=priority) as table:
         table.run_until(lambda: len(agreed_bids(table.logs)) >= want
@@ -272,6 +274,8 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
     cpu = [log.cpu_s for log in table.logs if log.cpu_s is not None]
     if not latencies:
         raise ChildFailed("no bid was agreed by every peer")
+    if keep is not None:
+        keep.extend(latencies)
     p50 = percentile(latencies, 50)
     if spectators and min(table.watched, default=0) == 0:
         raise ChildFailed(f"a spectator verified no move: {table.watched}")
