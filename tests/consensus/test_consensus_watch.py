@@ -29,7 +29,7 @@ from dudo_p2p.consensus.machine import TableMachine
 from dudo_p2p.consensus.transitions import EpochPhase
 from dudo_p2p.consensus.watch_desk import MAX_SPECTATORS, Desk, Unlink
 from dudo_p2p.consensus.watch_spectator import WATCH_EVERY_MAX, Outgoing, Spectator
-from dudo_p2p.consensus.watching import IDLE_ASKER, KEEPALIVE, RENEW_EVERY
+from dudo_p2p.consensus.watching import IDLE_ASKER, KEEPALIVE, QUIET_AFTER, RENEW_EVERY
 from dudo_p2p.crypto.identity import Identity, KeyPin, fingerprint
 from dudo_p2p.protocol.envelope import open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import SyncReply, SyncRequest, Watch
@@ -801,3 +801,53 @@ def test_an_ask_that_comes_with_the_watch_enlisting_it_is_the_desks() -> None:
     assert desk.takes("sync-request", key, coming)  # its watch comes first in this step
     assert not desk.takes("sync-request", net.ids[2].public_key, coming)  # a seat's: the table's
     assert not desk.takes("ack", key, coming)
+
+
+def test_a_reply_sent_twice_does_not_answer_a_later_ask_and_a_cut_short_push_shows_the_seat(
+) -> None:
+    # (1) a seat may send one chunk twice (the answer to an ask, and a push of the same
+    # place): the second copy, ending where the spectator now asks from with more to come,
+    # is no answer to that ask (main at 47d74f5 took it as one and asked again: the seat's
+    # pacer refused the repeat, the ask waited POLL_EVERY and moved the spectator on);
+    # (2) a push cut short shows the seat is there as much as any reply (QUIET_AFTER)
+    net = FakeNet(3, RuleSet(), seed=11)
+    net.run_until(lambda: len(net.machines[0].replica.chain) > 130)
+    machine = net.machines[0]
+    desk = Desk(net.ids[0])
+    (identity,) = identities(1, seed=914)
+    spec = Spectator(identity, "", "127.0.0.1", 5000)
+    exchange(net, desk, spec)  # the genesis
+    spec.rotation.stay()  # (only seat 0 serves here)
+    seat = net.ids[0].public_key
+    (ask,) = [o for o in spec.due(net.now) if o.poll]
+    assert spec.asked == 0
+    first, entries = desk._chunk(0, machine)
+    spec.receive(first, net.now, seat)
+    assert len(spec.items) == entries and spec.asked is None
+    (ask,) = [o for o in spec.due(net.now) if o.poll]  # more to come: the next at once
+    assert spec.asked == entries
+    spec.receive(first, net.now + 0.01, seat)  # the same chunk again
+    assert spec.asked == entries and not [o for o in spec.due(net.now + 0.01) if o.poll]
+    second, more = desk._chunk(entries, machine)
+    spec.receive(second, net.now + 0.02, seat)  # the answer
+    assert spec.asked is None and len(spec.items) == entries + more
+    # (2) caught up (an answer saying no more) its next ask is QUIET_AFTER away; a push cut
+    # short (the log grew by more than a chunk) pushes that back like any reply
+    length = len(machine.replica.chain)
+    t = net.now + 0.1
+    while len(spec.items) < length:
+        (ask,) = [o for o in spec.due(t) if o.poll]
+        for effect in desk.receive(ask.frame, "127.0.0.1", machine,
+                                   (net.genesis, tuple(net.signatures)), t):
+            if isinstance(effect, SendTo):
+                spec.receive(effect.frame, t, seat)
+        t += 0.1
+    assert spec.asked is None
+    quiet = spec.next_poll
+    net.run_until(lambda: len(machine.replica.chain) > length + 45)
+    pushed, _ = desk._chunk(length, machine)
+    assert open_envelope(pushed).body.more  # type: ignore[attr-defined]
+    at = quiet - 0.5
+    spec.receive(pushed, at, seat)
+    assert spec.asked is None and spec.next_poll >= min(at + QUIET_AFTER,
+                                                        spec.last_ask + RENEW_EVERY) > quiet
