@@ -12,7 +12,7 @@ from spec_tables import backticked, plain, said, section, spec_text, tables
 from dudo_p2p.consensus.actions_wire import action_fields
 from dudo_p2p.consensus.evidence import LOG_KINDS
 from dudo_p2p.consensus.reasons import Reason
-from dudo_p2p.consensus.transitions import CONCURRENT
+from dudo_p2p.consensus.transitions import CONCURRENT, EpochPhase
 from dudo_p2p.protocol.messages import kind_of, message_class
 from dudo_p2p.protocol.refusals import RefusalReason
 from dudo_p2p.rules import (
@@ -136,3 +136,16 @@ def test_the_rule_set_table_is_the_rule_sets_fields_types_rules_and_values() -> 
     doc = [tuple(plain(cell) for cell in row) for row in table[1:]]
     assert doc == code
     assert [f.name for f in dataclasses.fields(RuleSet)] == [row[0] for row in code]
+
+
+def test_the_phases_of_section_4_3_are_the_epoch_phases_in_order() -> None:
+    """§4.3's list names every phase an epoch moves through, in order, each concurrent one
+    with the entry its seats send (`transitions.CONCURRENT`); OVER ends the game."""
+    text = section(spec_text(), "4.3 ")
+    parts = re.split(r"^(?:\d\. |   )\*\*([A-Z]+)\*\* — ", text, flags=re.M)[1:]
+    listed = list(zip(parts[::2], parts[1::2], strict=True))  # (phase, its item's text)
+    assert [name for name, _ in listed] == [p.name for p in EpochPhase if p is not EpochPhase.OVER]
+    for name, item in listed:
+        concurrent = CONCURRENT.get(EpochPhase[name])
+        if concurrent is not None:
+            assert f"`{kind_of(concurrent)}`" in item.split("\n\n")[0], name
