@@ -131,7 +131,8 @@ FACTS: list[tuple[str, str]] = [
     ("4.9 ", f"and again every **{s(again.AGAIN_EVERY)}** while it stays, an `again`"),
     ("4.9 ", f"only **{s(again.ANSWER_WITHIN)}** from the end of the game by the waiting seat's "
              f"clock (`ANSWER_WITHIN`"),
-    # §4.10: talk
+    # §4.10: the heartbeat's link nonce, talk
+    ("4.10 ", f"the link nonce ({routing.LINK_NONCE_LEN} bytes today)"),
     ("4.10 ", f"less than {s(talk.TALK_GAP_S)} after the author's last one shown"),
     ("4.10 ", f"| `phrase` | int | 0..{MAX_PHRASE} |"),
     # §5.1 links
