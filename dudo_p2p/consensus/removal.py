@@ -9,11 +9,9 @@ what a removal does to the rest of the log (journalling it, forgetting our secre
 voided epoch, chaining on, our next entry) is the machine's ``on_removed`` step, which
 :meth:`Removals.maybe_remove` calls right after the removal:
 
-- a second, different entry for a taken slot, or a ``proof`` from a peer, is checked
-  (:func:`~dudo_p2p.consensus.evidence.check_proof`), kept for the record, broadcast once,
-  and its author is expelled and voted out; so is the author of a nonce or reveal that does
-  not open its commitment (its commit and the opening are kept as evidence):
-  :mod:`~dudo_p2p.consensus.removal_cheats`;
+- a second, different entry for a taken slot, a ``proof`` from a peer, a nonce or reveal
+  that does not open its commitment: checked, kept for the record, broadcast once, and its
+  author expelled and voted out (:mod:`~dudo_p2p.consensus.removal_cheats`);
 - each tick, a seat silent past the silence timeout is shown as disconnected, and the table
   waits for it (its turn, its reveal) until the reconnect grace runs out; then it gets our
   signed ``vote`` for ``silent``; a connected seat the log waits for past its limit
@@ -28,7 +26,8 @@ voided epoch, chaining on, our next entry) is the machine's ``on_removed`` step,
   *abandoned*, with no winner, for the claimant and for the seat it names alike (a seat never
   accepts its own removal on one peer's word);
 - a peer that voted and sees the others go on without the removal (they relay the target's
-  entries it refused) withdraws its vote instead of waiting for ever;
+  entries it refused) withdraws its vote instead of waiting for ever; a seat removed in
+  the epoch counts no more there, as in the tally;
 - when no other seat at all is heard for the table-gone delay, the table is gone.
 """
 
@@ -335,9 +334,8 @@ class Removals:
 
     def observe_relay(self, relayer: int, env: Envelope, seen: Container[bytes],
                       now: float) -> Effects:
-        """``relayer`` holds ``env``, an entry we refused because we voted its author out
-        of its epoch (``seen``: the digests in our log): it went on without the removal
-        (see :meth:`observe_chain`)."""
+        """``relayer`` holds ``env``, an entry we refused, having voted its author out of
+        its epoch (``seen``: our log's digests): it went on without the removal."""
         ctx = self.ctx
         author = ctx.seating.seat_of(env.author)
         if author is None or relayer == author or env.digest() in seen:
@@ -348,7 +346,8 @@ class Removals:
             return
         seen_by = self.went_on.setdefault(key, set())
         seen_by.add(relayer)
-        others = set(ep.participants) - {author}
+        others = set(remaining(ep.participants, removed_in(ctx.replica, ep.number)
+                               | self.hold.held(ep.number), author))
         if len(others - seen_by) * 2 > len(others):
             return  # the removal can still win a strict majority: keep waiting for it
         self.votes.withdraw(ep.number, author, ctx.seat)
@@ -392,7 +391,8 @@ class Removals:
         if self.removed_me:
             return
         ctx = self.ctx
-        others = set(ctx.replica.epoch.participants) - {ctx.seat}
+        ep = ctx.replica.epoch  # a seat removed in our epoch is no longer in our game
+        others = set(remaining(ep.participants, removed_in(ctx.replica, ep.number), ctx.seat))
         if not majority_removed(votes, ctx.seat, others, ctx.replica.epoch.number, ctx.seating):
             return
         self.removed_me = True

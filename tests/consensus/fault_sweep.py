@@ -5,7 +5,8 @@ and a set of faults, all from the seed:
 
 - *storms*: for a few seconds, the frames to a random set of seats are lost (per kind of
   frame: none, half, most or all), duplicated and delayed (hence reordered) at random;
-- *crashes* (at most ``n // 2``: the survivors can still vote the crashed out): in the first
+- *crashes* (at most ``n // 2``, and none that would leave the live seats of the epoch
+  short of a majority: the survivors can still vote the crashed out): in the first
   4 s, when the k-th call is signed (the caller itself, half the time), or when the crashing
   seat saw the k-th round resolve, at once or up to a second later; a crashed seat sometimes
   comes back from its journal 0.5 to 4 s later;
@@ -205,7 +206,7 @@ class FaultSweep:
                     c.fire_at = now + c.delay
             if not c.done and c.fire_at is not None and now >= c.fire_at:
                 c.done = True
-                if c.seat not in self.left:
+                if c.seat not in self.left and self._majority_left(c.seat):
                     c.hit = True
                     net.crash(c.seat)
                     self.last_fault = max(self.last_fault, now)
@@ -244,6 +245,18 @@ class FaultSweep:
         if p is not None and not p.over:
             pending.append(p.at + p.length if p.done else p.at)
         net.wake = min(pending, default=float("inf"))
+
+    def _majority_left(self, seat: int) -> bool:
+        """Crashing ``seat`` leaves the live seats of the epoch a strict majority of a crashed
+        seat's others (the seats without dice vote not): else no removal can be made, a
+        limit of the design (§4.6), not a hang to find."""
+        net = self.net
+        up = [m for s, m in enumerate(net.machines) if s not in net.dead]
+        if not up:
+            return True
+        parts = max(up, key=lambda m: m.replica.epoch.number).replica.epoch.participants
+        live = [s for s in parts if s != seat and not self._crashed(s)]
+        return len(live) * 2 > len(parts) - 1
 
     def _running(self) -> list[int]:
         net = self.net
