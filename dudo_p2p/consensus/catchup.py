@@ -37,6 +37,7 @@ from dudo_p2p.consensus.intake import LogIntake
 from dudo_p2p.consensus.reasons import Reason
 from dudo_p2p.consensus.removal import Removals
 from dudo_p2p.consensus.sync import SyncPacer, removal_certificate, removals_reply, sync_chunk
+from dudo_p2p.consensus.timers import Lag
 from dudo_p2p.errors import DecodeError
 from dudo_p2p.protocol.envelope import Envelope
 from dudo_p2p.protocol.kinds import SyncRequest, Vote
@@ -69,11 +70,14 @@ class CatchUp:
         yield from self._tell_removed(peer, now)
         yield from self._tell_outcome(peer, now)
 
-    def longer(self) -> set[int]:
+    def lag(self) -> Lag:
         """The seats whose last heartbeat showed a longer log than ours (they hold what we
-        wait for: ``timers.patience``)."""
-        ours = len(self.ctx.replica.chain)
-        return {s for s, length in self.peer_lengths.items() if length > ours}
+        wait for: ``timers.patience``) and those short of our epoch's start (``awaited``)."""
+        rep = self.ctx.replica
+        ours, start = len(rep.chain), rep.epoch.anchor_index
+        lengths = self.peer_lengths.items()
+        return Lag(frozenset(s for s, n in lengths if n > ours),
+                   frozenset(s for s, n in lengths if n < start))
 
     def _ahead_of_us(self, peer: int) -> bool:
         """``peer``'s last heartbeat showed a longer log, or another head as long as ours."""

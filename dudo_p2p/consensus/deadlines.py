@@ -22,14 +22,14 @@ strictly (``now - t > limit``), so their deadline is :data:`EPS` past ``t + limi
 from __future__ import annotations
 
 import math
-from collections.abc import Container
 
 from dudo_p2p.consensus.acts import ActRace
 from dudo_p2p.consensus.context import SeatContext
+from dudo_p2p.consensus.faults import removed_in
 from dudo_p2p.consensus.presence import REACHED_WAIT, Presence
 from dudo_p2p.consensus.removal import Removals
 from dudo_p2p.consensus.replica import EpochPhase
-from dudo_p2p.consensus.timers import Timers, awaited, patience
+from dudo_p2p.consensus.timers import NO_LAG, Lag, Timers, awaited, patience
 
 EPS = 1e-6  # past a strict timeout's boundary: the first instant its comparison holds
 
@@ -41,20 +41,20 @@ def _past(boundary: float, now: float) -> float:
 
 
 def next_deadline(ctx: SeatContext, timers: Timers, presence: Presence, removals: Removals,
-                  race: ActRace, now: float, ahead: Container[int] = ()) -> float:
+                  race: ActRace, now: float, lag: Lag = NO_LAG) -> float:
     """The earliest time at which the machine's ``tick`` has something to do (see the
-    module docstring); ``now`` when something is due already. ``ahead``: the seats whose
-    heartbeat shows a longer log than ours, as ``Removals.suspect`` is given them."""
+    module docstring); ``now`` when something is due already. ``lag``: as
+    ``Removals.suspect`` is given it."""
     due = timers.next_heartbeat
     if removals.outcome is not None:
         return due
     hb = ctx.timeouts.heartbeat
     return min(due, max(timers.progress_at + hb, timers.next_resend),
-               _suspicion(ctx, timers, presence, removals, race, now, ahead))
+               _suspicion(ctx, timers, presence, removals, race, now, lag))
 
 
 def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: Removals,
-               race: ActRace, now: float, ahead: Container[int]) -> float:
+               race: ActRace, now: float, lag: Lag) -> float:
     """The earliest deadline of ``Removals.suspect``'s conditions (``inf``: none).
 
     Each condition's deadline is ``now`` (due) or ``_past(boundary, now)``, never before
@@ -88,7 +88,7 @@ def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: R
     acked: set[int] | None = None
     if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
         acked = race.acks(mine, epoch)
-    waiting, limit = awaited(rep, acked, ctx.seating.turn_timer_ms, ctx.timeouts)
+    waiting, limit = awaited(rep, acked, ctx.seating.turn_timer_ms, ctx.timeouts, lag.behind)
     if len(parts) == 2:
         limit += presence.grace
     # a removal held: no step timeout at all (removal_hold); else each seat waited for
@@ -99,7 +99,7 @@ def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: R
                 continue
             if acked is not None and removals.link_doubt(epoch, seat):
                 continue
-            wait = patience(seat, limit, ahead, ctx.timeouts)
+            wait = patience(seat, limit, lag.ahead, ctx.timeouts)
             if timers.stuck_past(wait, now) and not presence.back_within(seat, wait, now):
                 return now
             soonest = min(soonest, max(progress_at, back_at.get(seat, -1e9)) + wait)
@@ -110,13 +110,21 @@ def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: R
                 return now
     others = [t for s, t in last_heard.items() if s != me]
     if others and removals.outcome is None:
-        # every other seat silent past the delay, and no link of ours to one up within
-        # REACHED_WAIT (a link that came up holds "table gone" off)
-        if presence.table_gone(last_heard, me, now):
+        # every other seat silent past the delay (or too many of the epoch's), and no link
+        # of ours to one up within REACHED_WAIT (a link that came up holds "table gone" off)
+        if presence.table_gone(last_heard, me, now, parts, removed_in(rep, epoch)):
             return now
         boundary = max(others) + presence.gone_after
         for seat, at in presence.reached.items():
             if seat != me:
                 boundary = max(boundary, at + REACHED_WAIT)
         soonest = min(soonest, boundary)
+        # each seat of the epoch falling silent that long may leave too few to move the table
+        for seat in parts:
+            at = last_heard[seat] + presence.gone_after
+            if seat != me and now <= at < soonest:
+                soonest = at
+        for seat, at in presence.reached.items():
+            if seat != me and now <= at + REACHED_WAIT < soonest:
+                soonest = at + REACHED_WAIT
     return soonest if soonest == math.inf else _past(soonest, now)

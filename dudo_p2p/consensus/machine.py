@@ -259,7 +259,7 @@ class TableMachine:
         if self._deadline is None:
             self._deadline = deadlines.next_deadline(
                 self.ctx, self.timers, self.presence, self.removals, self.race, now,
-                self.catchup.longer())
+                self.catchup.lag())
         return self._deadline
 
     # ---- the game, for the session ----------------------------------------------------------
@@ -367,7 +367,7 @@ class TableMachine:
                 yield Send(self.ctx.seal(0, body).to_bytes(), to=seat)
         if not self.over:
             yield from self.intake.resend(now)
-            yield from self.removals.suspect(now, self.catchup.longer())
+            yield from self.removals.suspect(now, self.catchup.lag())
 
     def _run(self, steps: Iterable[Effect]) -> list[Effect]:
         """Every public call that may change the state ends here: its effects, in order,

@@ -6,11 +6,14 @@ for it until the table's reconnect grace (genesis ``grace_ms``) has run out too,
 is it voted out for ``silent`` (with two seats left: the game is abandoned). A seat heard
 again within the grace is **reconnected**; the step timeouts it owes count from then, not from
 the last move of the log (it must have the time to catch up before it is suspected). When no
-other seat at all is heard for the table-gone delay, and none of our links to them came up
-in the last :data:`REACHED_WAIT` seconds, the table is gone.
+other seat at all is heard for the table-gone delay, or the seats heard are too few to
+remove any of those silent that long, and none of our links to them came up in the last
+:data:`REACHED_WAIT` seconds, the table is gone.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection, Container
 
 from dudo_p2p.consensus import events as ev
 
@@ -62,10 +65,20 @@ class Presence:
         """Seconds with no other seat heard before the table is gone."""
         return self.silence + self.grace + TABLE_GONE_AFTER
 
-    def table_gone(self, last_heard: dict[int, float], me: int, now: float) -> bool:
-        """No seat but ours heard for :attr:`gone_after` seconds, and no link of ours to one
-        came up in the last :data:`REACHED_WAIT` seconds (it may be about to tell us)."""
+    def table_gone(self, last_heard: dict[int, float], me: int, now: float,
+                   parts: Collection[int] = (), removed: Container[int] = ()) -> bool:
+        """No seat but ours heard for :attr:`gone_after` seconds, or (``parts``: our epoch's
+        seats, those ``removed`` in it left out) the seats heard within that delay, ours
+        with them, are no strict majority of a silent seat's others: they can remove none
+        of the silent seats, the table can never move again (FakeNet: three of five seats
+        crashed at once, the two left heard each other and waited for ever). Either way
+        only while no link of ours to a seat came up in the last :data:`REACHED_WAIT`
+        seconds (it may be about to tell us)."""
         others = [t for s, t in last_heard.items() if s != me]
         if any(now - at <= REACHED_WAIT for s, at in self.reached.items() if s != me):
             return False
-        return bool(others) and all(now - t > self.gone_after for t in others)
+        if others and all(now - t > self.gone_after for t in others):
+            return True
+        live = [s for s in parts if s not in removed]
+        silent = [s for s in live if s != me and now - last_heard[s] > self.gone_after]
+        return me in live and bool(silent) and (len(live) - len(silent)) * 2 <= len(live) - 1

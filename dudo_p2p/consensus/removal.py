@@ -50,7 +50,7 @@ from dudo_p2p.consensus.removal_cheats import Cheats
 from dudo_p2p.consensus.removal_hold import Hold
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.consensus.sync import removal_certificate
-from dudo_p2p.consensus.timers import Timers, awaited, patience
+from dudo_p2p.consensus.timers import NO_LAG, Lag, Timers, awaited, patience
 from dudo_p2p.errors import RemoteProtocolError
 from dudo_p2p.protocol.envelope import Envelope
 from dudo_p2p.protocol.kinds import Vote
@@ -106,9 +106,9 @@ class Removals:
 
     # ---- suspicion --------------------------------------------------------------------------
 
-    def suspect(self, now: float, ahead: Container[int] = ()) -> Effects:
+    def suspect(self, now: float, lag: Lag = NO_LAG) -> Effects:
         """Tell who is disconnected or back; vote out, in this order, the connected seats the
-        log awaits past their limit (``timers.patience``: longer for those ``ahead``), the
+        log awaits past their limit (``timers.awaited``, ``patience``: ``lag`` matters), the
         disconnected ones past their grace, the expelled ones; notice a table gone."""
         ctx, timers, presence = self.ctx, self.timers, self.presence
         away = timers.woke(now)
@@ -122,11 +122,10 @@ class Removals:
                 event = presence.observe(seat, timers.last_heard[seat], now)
                 if event is not None:
                     yield Emit(event)
-        mine = self.race.slot.mine
-        acked: set[int] | None = None
+        mine, acked = self.race.slot.mine, None
         if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
             acked = self.race.acks(mine, rep.epoch.number)
-        waiting, limit = awaited(rep, acked, ctx.seating.turn_timer_ms, ctx.timeouts)
+        waiting, limit = awaited(rep, acked, ctx.seating.turn_timer_ms, ctx.timeouts, lag.behind)
         if len(parts) == 2:
             limit += presence.grace  # a stall ends a two-seat game: wait it out as long
         epoch = rep.epoch.number
@@ -137,7 +136,7 @@ class Removals:
                 continue
             if acked is not None and self.link_doubt(epoch, seat):
                 continue  # its ack may reach the others and not us
-            wait = patience(seat, limit, ahead, ctx.timeouts)
+            wait = patience(seat, limit, lag.ahead, ctx.timeouts)
             if timers.stuck_past(wait, now) and not presence.back_within(seat, wait, now):
                 yield from self.vote(seat, Reason.TIMEOUT, now)
         for seat in parts:
@@ -146,7 +145,8 @@ class Removals:
                 yield from self.vote(seat, Reason.SILENT, now)
         for seat in self.expelled & set(rep.epoch.participants):
             yield from self.vote(seat, Reason.EXPELLED, now)
-        if self.outcome is None and presence.table_gone(timers.last_heard, ctx.seat, now):
+        if self.outcome is None and presence.table_gone(timers.last_heard, ctx.seat, now, parts,
+                                                         removed_in(rep, epoch)):
             self.table_gone = True
             yield Emit(ev.TableGone())
             yield Log("warning", "no seat heard for long: the table is gone")

@@ -99,14 +99,31 @@ class Timers:
         return now - self.last_heard[seat] > self.timeouts.silence
 
 
+@dataclass(frozen=True)
+class Lag:
+    """What the other seats' last heartbeats say of their logs against ours (catchup.py):
+    ``ahead``, longer than ours; ``behind``, short of where our epoch began."""
+
+    ahead: frozenset[int] = frozenset()
+    behind: frozenset[int] = frozenset()
+
+
+NO_LAG = Lag()
+
+
 def awaited(
-    replica: Replica, acked: set[int] | None, turn_timer_ms: int, timeouts: Timeouts
+    replica: Replica, acked: set[int] | None, turn_timer_ms: int, timeouts: Timeouts,
+    behind: Container[int] = (),
 ) -> tuple[set[int], float]:
     """The seats the log waits for and how long the log may stay stuck before they are
     suspected. ``acked`` holds the acks of the act candidate we acked (None: we ack none);
     it matters only while acts are expected (SETUP, BIDDING). Then a candidate waits on the
     seats that have not acked it (step timeout); with no candidate, the seat to act has the
-    human turn timer plus a grace, or, without a turn timer, all the time it likes."""
+    human turn timer plus a grace, or, without a turn timer, all the time it likes, unless
+    it is ``behind``: its heartbeat shows it has not reached this epoch, so it is not
+    thinking on its turn but stuck before it (FakeNet sweep, 6 seats: one seat, held in the
+    opener draw by its votes against seats it could not hear, was the next opener, and the
+    table waited for its choice for ever); it gets the step and :attr:`Timeouts.ahead`."""
     limit = timeouts.step
     waiting = set(replica.waiting_for())
     if replica.phase in (EpochPhase.SETUP, EpochPhase.BIDDING):
@@ -114,8 +131,9 @@ def awaited(
             waiting = set(replica.epoch.participants) - acked
         elif turn_timer_ms > 0:
             limit = turn_timer_ms / 1000 + timeouts.turn_grace
-        else:
-            waiting = set()  # a human may think as long as they like
+        else:  # a human may think as long as they like
+            waiting = {s for s in waiting if s in behind}
+            limit = timeouts.step + timeouts.ahead
     return waiting, limit
 
 

@@ -21,7 +21,10 @@ ended without a winner (abandoned, the table gone) on another log is noted, not 
 
 Run it over a range of seeds (it prints every failing seed with its faults)::
 
-    python -m tests.consensus.fault_sweep FIRST LAST [--seats N] [-v]
+    python -m tests.consensus.fault_sweep FIRST LAST [--seats N] [--any-crash] [-v]
+
+(``--any-crash``: up to ``n - 2`` seats crash, a majority of them too: the seats left cannot
+remove them and must end, "table gone").
 
 ``tests/consensus/test_fault_sweep.py`` keeps the seeds it found, each fixed at the root.
 """
@@ -110,16 +113,17 @@ class SweepNet(FakeNet):
 class FaultSweep:
     """One seed's table and faults (module docstring); :meth:`play` then :meth:`verdict`."""
 
-    def __init__(self, seed: int, seats: int | None = None) -> None:
+    def __init__(self, seed: int, seats: int | None = None, *, majority: bool = True) -> None:
         self.seed = seed
         self.rng = r = random.Random(seed * 104729 + 17)
         self.n = n = seats or r.randint(3, 6)
         rules = RuleSet.from_dict({**RuleSet().to_dict(), "starting_dice": 3})
         self.net = SweepNet(n, rules, seed=seed, timeouts=Timeouts(), jump=True)
         self.storms = [self._storm() for _ in range(r.randint(0, 3))]
-        # at most n // 2 at once: the seats left are still a strict majority of any crashed
-        # seat's others, so the removals can be made (more is a known limit, §4.6)
-        crashed = r.sample(range(n), r.randint(0, n // 2))
+        # majority: at most n // 2, none leaving the epoch's live seats short of a majority
+        # (so the removals can be made); else up to n - 2: the seats left end "table gone"
+        crashed = r.sample(range(n), r.randint(0, n // 2 if majority else n - 2))
+        self.majority = majority
         self.crashes = [self._crash(s) for s in crashed]
         self.pause = (Pause(r.randrange(n), r.uniform(0, 4), r.uniform(1, 10))
                       if r.random() < 0.4 else None)
@@ -206,7 +210,7 @@ class FaultSweep:
                     c.fire_at = now + c.delay
             if not c.done and c.fire_at is not None and now >= c.fire_at:
                 c.done = True
-                if c.seat not in self.left and self._majority_left(c.seat):
+                if c.seat not in self.left and (not self.majority or self._majority_left(c.seat)):
                     c.hit = True
                     net.crash(c.seat)
                     self.last_fault = max(self.last_fault, now)
@@ -320,7 +324,7 @@ def main(argv: list[str]) -> int:
     first, last = nums[0], nums[1]
     failed = 0
     for seed in range(first, last):
-        sweep = FaultSweep(seed, seats)
+        sweep = FaultSweep(seed, seats, majority="--any-crash" not in argv)
         v = sweep.play()
         if not v.ok or v.note or verbose:
             print(f"seed {seed}: {'ok' if v.ok else 'FAIL ' + v.why} {v.note} "

@@ -19,7 +19,21 @@ from .fault_sweep import FaultSweep
 #    voted 1 and 4 out of the next one for their missing commits: two against two, each
 #    pair removed the other and both finished, with two winners (protocol.md §4.6's
 #    two-against-two limit, reached through the votes against seats ahead)
-FIXED = [9]
+# 277 6 seats (on 39a0c00, before timers.awaited's ``behind``): seat 5, its heartbeats lost
+#    for 3 s, voted out as silent three seats it could not hear in the opener draw and
+#    then refused their nonces; the others went on (two crashed later and were removed)
+#    and seat 5 was the opener of epoch 3: with no turn timer, the table waited for its
+#    choice for ever, and seat 5 for a certificate in epoch 0
+# 273 6 seats, the frames to five of them lost for 9 s (acks, commits, result signatures, sync
+#    replies): every seat voted every other out of epoch 2, and the removals completed in
+#    other orders at different seats. On 47d74f5 two sets of seats finished with two logs;
+#    with timers.patience seats 4 and 5 kept a set of removals the others did not hold, and
+#    once those had finished and left, 4 and 5, one silent seat short of a majority, waited
+#    for ever (presence.table_gone: too few seats heard to move the table, they end)
+FIXED = [9, 273, 277]
+# --any-crash: up to n - 2 seats crash. 23: 5 seats, 3 crashed at once: the two seats left
+# heard each other and could remove nobody, for ever (47d74f5); now both end, "table gone"
+FIXED_ANY_CRASH = [23]
 
 
 @pytest.mark.parametrize("seed", FIXED)
@@ -27,6 +41,14 @@ def test_a_seed_the_sweep_found_hung_or_split_ends_on_one_log(seed: int) -> None
     sweep = FaultSweep(seed)
     verdict = sweep.play()
     assert verdict.ok, f"{verdict.why} | {sweep.describe()}"
+
+
+@pytest.mark.parametrize("seed", FIXED_ANY_CRASH)
+def test_the_seats_left_after_a_majority_crashed_end_without_a_winner(seed: int) -> None:
+    sweep = FaultSweep(seed, majority=False)
+    verdict = sweep.play()
+    assert verdict.ok, f"{verdict.why} | {sweep.describe()}"
+    assert {o for o in verdict.outcomes.values() if o != "crashed"} == {"table-gone"}
 
 
 @pytest.mark.slow
