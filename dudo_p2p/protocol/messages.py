@@ -104,22 +104,28 @@ class _Scalar(_Spec):
         self, kind: type, size: int | None, max_len: int | None, bounds: Range | None
     ) -> None:
         self.kind, self.size, self.max_len, self.bounds = kind, size, max_len, bounds
+        # which checks apply follows from the exact type alone: decided once here, not
+        # for every field of every frame (a value that matches is of type ``kind``)
+        self._sized = kind is str or kind is bytes
+        self._ranged = issubclass(kind, int)  # bool too, as isinstance(value, int) said
 
     def matches(self, value: object) -> bool:
         # Exact type: True must not pass as an int, nor 1 as a bool.
         return type(value) is self.kind
 
     def convert(self, value: object, path: str, incoming: bool) -> object:
-        if not self.matches(value):
+        if type(value) is not self.kind:  # matches(), inlined: once per field of a frame
             raise _fail(incoming, path, f"expected {self.kind.__name__}, got {_type_name(value)}")
-        if isinstance(value, str | bytes):
-            if self.size is not None and len(value) != self.size:
-                raise _fail(incoming, path, f"expected {self.size} bytes, got {len(value)}")
-            if self.max_len is not None and len(value) > self.max_len:
+        if self._sized:
+            n = len(value)  # type: ignore[arg-type]  # a str or bytes
+            if self.size is not None and n != self.size:
+                raise _fail(incoming, path, f"expected {self.size} bytes, got {n}")
+            if self.max_len is not None and n > self.max_len:
                 raise _fail(incoming, path, f"longer than {self.max_len}")
-        bounds = self.bounds or _MSGPACK_INTS
-        if isinstance(value, int) and not bounds.lo <= value <= bounds.hi:
-            raise _fail(incoming, path, f"{value} outside {bounds.lo}..{bounds.hi}")
+        elif self._ranged:
+            bounds = self.bounds or _MSGPACK_INTS
+            if not bounds.lo <= value <= bounds.hi:  # type: ignore[operator]  # an int
+                raise _fail(incoming, path, f"{value} outside {bounds.lo}..{bounds.hi}")
         return value
 
 
