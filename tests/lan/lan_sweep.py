@@ -9,7 +9,8 @@ after the host saw round 1-4 resolved: the moments just after a round are where 
 hangs):
 
 - ``sigstop``: the process is SIGSTOPped 5-20 s, then SIGCONT (a laptop that sleeps);
-- ``kill``: kill -9, then restarted from its journal with ``--resume`` 0-5 s later;
+- ``kill``: kill -9, then restarted from its journal with ``--resume`` 0-5 s or 10-35 s later;
+- ``crash``: kill -9 and never restarted (the others must go on without it);
 - ``cable``: its switch port is down 10 s, then up (a pulled cable).
 
 The verdict (``judge``): within ``BOUND`` seconds of the fault's end every peer has exited with
@@ -61,7 +62,7 @@ class Scenario:
     profile: dict[str, float]
     grace: int  # seconds; 0 = none (a silent seat is voted out at once)
     dice: int
-    fault: str  # sigstop | kill | cable
+    fault: str  # sigstop | kill | cable | crash
     target: str
     round: int  # the fault begins ``after`` seconds after the host saw this round resolved
     after: float
@@ -74,10 +75,12 @@ def draw(seed: int) -> Scenario:
     seats = rng.choice([3, 4])
     names = ["host", *(f"b{i}" for i in range(1, seats))]
     profile = {"delay_ms": rng.choice([5, 20, 40, 80]), "jitter_ms": rng.choice([0, 10, 40]),
-               "loss": rng.choice([0.0, 0.02, 0.05, 0.10]), "dup": rng.choice([0.0, 0.01, 0.03]),
-               "reorder": rng.choice([0.0, 0.02, 0.05])}
-    fault = rng.choice(["sigstop", "kill", "cable"])
-    outage = {"sigstop": rng.uniform(5, 20), "kill": rng.uniform(0, 5), "cable": 10.0}[fault]
+               "loss": rng.choice([0.0, 0.02, 0.05, 0.10, 0.15]),
+               "dup": rng.choice([0.0, 0.01, 0.03]), "reorder": rng.choice([0.0, 0.02, 0.05])}
+    fault = rng.choice(["sigstop", "kill", "cable", "crash"])
+    # a restart within seconds (back in its seat with a grace) or after the table went on
+    restart = rng.choice([rng.uniform(0, 5), rng.uniform(10, 35)])
+    outage = {"sigstop": rng.uniform(5, 20), "kill": restart, "cable": 10.0, "crash": 0.0}[fault]
     return Scenario(seed=seed, names=names, profile=profile, grace=rng.choice([0, 30]),
                     dice=rng.choice([4, 5]), fault=fault, target=rng.choice(names),
                     round=rng.randint(1, 4), after=round(rng.uniform(0, 1.5), 2),
@@ -155,6 +158,8 @@ def _fault(table: LanTable, s: Scenario) -> None:
         table.switch.down(s.target)
         time.sleep(s.outage)  # the scenario itself: the cable is out
         table.switch.up(s.target)
+    elif s.fault == "crash":
+        table.peers[s.target].kill9()
     else:
         table.peers[s.target].kill9()
         time.sleep(s.outage)  # the scenario itself: the time to start the program again
@@ -168,6 +173,8 @@ def judge(result: Result) -> None:
     """Fill ``result.problems``: what a user of this LAN would call a hang or a fork."""
     s = result.scenario
     for name, code in result.exits.items():
+        if name == s.target and s.fault == "crash":
+            continue  # killed for good: its -9 is the scenario
         if code is None:
             result.problems.append(f"{name} still running {BOUND:.0f} s after the fault")
         elif code not in CLEAR:

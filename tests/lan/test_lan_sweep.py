@@ -31,7 +31,7 @@ def verdict(s: Scenario, exits: dict[str, int | None], hashes: dict[str, str | N
 def test_a_seed_draws_the_same_scenario_every_time_and_seeds_read_as_ranges() -> None:
     assert draw(7) == draw(7)
     assert len({str(draw(seed)) for seed in range(20)}) == 20
-    assert {draw(seed).fault for seed in range(40)} == {"sigstop", "kill", "cable"}
+    assert {draw(seed).fault for seed in range(40)} == {"sigstop", "kill", "cable", "crash"}
     assert seeds_of("1-3,9") == [1, 2, 3, 9]
 
 
@@ -72,3 +72,9 @@ def test_one_seed_of_the_sweep_ends_with_nobody_hanging(lab: object, tmp_path: P
     # ``lab`` only skips where namespaces cannot be made; the sweep builds its own (dudo-lan-*)
     result = run(draw(3), tmp_path)
     assert result.faulted and not result.problems, (result, (tmp_path / "explain.txt").read_text())
+
+
+def test_a_crashed_seat_that_never_comes_back_is_not_asked_for_an_exit() -> None:
+    s = scenario(fault="crash", outage=0.0)
+    assert verdict(s, {"host": 0, "b1": 0, "b2": -9}, {"host": "h", "b1": "h", "b2": None},
+                   ["host: b2 left (silent)"]) == []
