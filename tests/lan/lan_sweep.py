@@ -119,7 +119,7 @@ def run(scenario: Scenario, work: Path) -> Result:
 
 
 def _play(table: LanTable, s: Scenario, result: Result) -> None:
-    table.build(s.names, seed=s.seed).set(**s.profile)
+    table.build(s.names, seed=s.seed).set(None, **s.profile)
     rules = ["--rule", f"starting_dice={s.dice}", "--timeout", PEER_TIMEOUT]
     host = table.host(len(s.names), *rules, "--grace", str(s.grace))
     for name in s.names[1:]:
