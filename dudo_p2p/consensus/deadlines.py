@@ -112,14 +112,18 @@ def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: R
     if others and removals.outcome is None:
         # every other seat silent past the delay (or too many of the epoch's), and no link
         # of ours to one up within REACHED_WAIT (a link that came up holds "table gone" off)
-        if presence.table_gone(last_heard, me, now, parts, removed_in(rep, epoch)):
+        if presence.table_gone(last_heard, me, now, parts, removed_in(rep, epoch), lag.behind,
+                               timers.progress_at):
             return now
         boundary = max(others) + presence.gone_after
         for seat, at in presence.reached.items():
             if seat != me:
                 boundary = max(boundary, at + REACHED_WAIT)
         soonest = min(soonest, boundary)
-        # each seat of the epoch falling silent that long may leave too few to move the table
+        # each seat of the epoch falling silent that long may leave too few to move the table,
+        # and so may the log stuck that long with seats behind it (presence.table_gone)
+        if now <= timers.progress_at + presence.gone_after < soonest:
+            soonest = timers.progress_at + presence.gone_after
         for seat in parts:
             at = last_heard[seat] + presence.gone_after
             if seat != me and now <= at < soonest:

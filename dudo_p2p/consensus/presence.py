@@ -13,6 +13,7 @@ remove any of those silent that long, and none of our links to them came up in t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Container
 
 from dudo_p2p.consensus import events as ev
@@ -66,14 +67,19 @@ class Presence:
         return self.silence + self.grace + TABLE_GONE_AFTER
 
     def table_gone(self, last_heard: dict[int, float], me: int, now: float,
-                   parts: Collection[int] = (), removed: Container[int] = ()) -> bool:
+                   parts: Collection[int] = (), removed: Container[int] = (),
+                   behind: Container[int] = (), progress_at: float = math.inf) -> bool:
         """No seat but ours heard for :attr:`gone_after` seconds, or (``parts``: our epoch's
         seats, those ``removed`` in it left out) the seats heard within that delay, ours
         with them, are no strict majority of a silent seat's others: they can remove none
         of the silent seats, the table can never move again (FakeNet: three of five seats
-        crashed at once, the two left heard each other and waited for ever). Either way
-        only while no link of ours to a seat came up in the last :data:`REACHED_WAIT`
-        seconds (it may be about to tell us)."""
+        crashed at once, the two left heard each other and waited for ever). A seat
+        ``behind`` (its heartbeat short of our epoch's start) votes in our epoch no more
+        than a silent one once our log has not moved (since ``progress_at``) for that
+        delay: it is stuck in an epoch before ours (FakeNet: three seats, one dead, one
+        held in SIGN by a vote, ours in the next epoch, for ever). Either way only while no
+        link of ours to a seat came up in the last :data:`REACHED_WAIT` seconds (it may be
+        about to tell us)."""
         others = [t for s, t in last_heard.items() if s != me]
         if any(now - at <= REACHED_WAIT for s, at in self.reached.items() if s != me):
             return False
@@ -81,4 +87,6 @@ class Presence:
             return True
         live = [s for s in parts if s not in removed]
         silent = [s for s in live if s != me and now - last_heard[s] > self.gone_after]
-        return me in live and bool(silent) and (len(live) - len(silent)) * 2 <= len(live) - 1
+        stuck = now - progress_at > self.gone_after
+        voters = [s for s in live if s not in silent and (s == me or not stuck or s not in behind)]
+        return me in live and bool(silent) and len(voters) * 2 <= len(live) - 1

@@ -126,8 +126,7 @@ class Removals:
         if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
             acked = self.race.acks(mine, rep.epoch.number)
         waiting, limit = awaited(rep, acked, ctx.seating.turn_timer_ms, ctx.timeouts, lag.behind)
-        if len(parts) == 2:
-            limit += presence.grace  # a stall ends a two-seat game: wait it out as long
+        limit += presence.grace if len(parts) == 2 else 0.0  # a two-seat stall: the grace too
         epoch = rep.epoch.number
         for seat in waiting:
             if seat == ctx.seat or seat in presence.away or self.hold.active(epoch):
@@ -146,7 +145,8 @@ class Removals:
         for seat in self.expelled & set(rep.epoch.participants):
             yield from self.vote(seat, Reason.EXPELLED, now)
         if self.outcome is None and presence.table_gone(timers.last_heard, ctx.seat, now, parts,
-                                                         removed_in(rep, epoch)):
+                                                         removed_in(rep, epoch), lag.behind,
+                                                         timers.progress_at):
             self.table_gone = True
             yield Emit(ev.TableGone())
             yield Log("warning", "no seat heard for long: the table is gone")

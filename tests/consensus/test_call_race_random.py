@@ -20,6 +20,7 @@ import random
 import pytest
 
 from dudo_p2p.consensus.machine import Timeouts
+from dudo_p2p.consensus.reasons import Outcome
 from dudo_p2p.protocol.envelope import peek_kind
 from dudo_p2p.rules import RuleSet
 
@@ -87,12 +88,19 @@ class RandomRace:
         phase = net.machines[self.caller].replica.phase.value
         return phase in ("reveal", "recover", "sign", "over") or net.now > self.call_at + 3
 
-    def play(self) -> int:
-        """Steps until every seat left is over (at most MAX_STEPS)."""
+    def play(self, *, leave: bool = False) -> int:
+        """Steps until every seat left is over (at most MAX_STEPS); ``leave``: a seat whose
+        game ended leaves once it strands nobody (``settled``), as a node exits."""
         net = self.net
+        over_at: dict[int, float] = {}
         for step in range(MAX_STEPS):
             if all(net.machines[s].over for s in range(self.n) if s not in net.dead):
                 return step
+            for s in range(self.n):
+                if leave and s not in net.dead and net.machines[s].over:
+                    over_at.setdefault(s, net.now)
+                    if net.machines[s].settled(over_at[s], net.now):
+                        net.dead.add(s)
             if self.call_at is not None and not self.crashed and self._crash_due():
                 net.crash(self.z)
                 self.crashed.append(self.z)
@@ -156,3 +164,18 @@ def test_a_call_raced_by_a_crash_ends_on_one_log(n: int, seed: int, restarts: bo
     race = RandomRace(seed, n, restarts=restarts)
     race.play()
     race.check()
+
+
+@pytest.mark.parametrize("window", [25.0, 100.0])
+def test_losses_past_the_patience_end_both_seats_left_without_a_winner(window: float) -> None:
+    """3-20 again with the result signatures to seat 0 lost for longer than step + ahead
+    (20 s): seat 0 votes seat 1 out, the one seat that could second it dead, and seat 1
+    waits in the next epoch for seat 0's commit. Nothing can move the table; on 0d4678d both
+    waited for ever. Now seat 1, its log stuck with seat 0 behind it and seat 2 silent, ends
+    "table gone" (presence.table_gone) and leaves, then seat 0, hearing nobody, ends too."""
+    race = RandomRace(20, 3)
+    race.window = window
+    steps = race.play(leave=True)
+    assert steps < MAX_STEPS
+    assert race.crashed == [2]
+    assert [race.net.machines[s].outcome for s in (0, 1)] == [Outcome.TABLE_GONE] * 2
