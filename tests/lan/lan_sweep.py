@@ -22,7 +22,7 @@ machine is shared); every wait is bounded; processes, the switch and the namespa
 removed on success and failure. A failing seed's peer logs are kept under ``--keep DIR``.
 
 ``python tests/lan/lan_sweep.py --seeds 1-10`` prints one JSON line per seed and exits 1 when
-any seed failed; ``--seed N`` replays one.
+any seed failed; ``--seeds N`` replays one (``--hard`` narrows the draw to FakeNet's known hang).
 """
 
 from __future__ import annotations
@@ -69,21 +69,28 @@ class Scenario:
     outage: float  # seconds the target is out (stopped, dead, unplugged)
 
 
-def draw(seed: int) -> Scenario:
-    """The scenario of ``seed`` (the same on every machine: ``random.Random(seed)``)."""
+def draw(seed: int, hard: bool = False) -> Scenario:
+    """The scenario of ``seed`` (the same on every machine: ``random.Random(seed)``).
+
+    ``hard``: FakeNet's known hang, on real peers: 3 seats, no grace, 15-25 % loss, a seat
+    killed (for good, or restarted 10-35 s later) within 0.4 s of a round resolving."""
     rng = random.Random(seed)
-    seats = rng.choice([3, 4])
+    seats = 3 if hard else rng.choice([3, 4])
     names = ["host", *(f"b{i}" for i in range(1, seats))]
+    losses = [0.15, 0.2, 0.25] if hard else [0.0, 0.02, 0.05, 0.10, 0.15]
     profile = {"delay_ms": rng.choice([5, 20, 40, 80]), "jitter_ms": rng.choice([0, 10, 40]),
-               "loss": rng.choice([0.0, 0.02, 0.05, 0.10, 0.15]),
+               "loss": rng.choice(losses),
                "dup": rng.choice([0.0, 0.01, 0.03]), "reorder": rng.choice([0.0, 0.02, 0.05])}
-    fault = rng.choice(["sigstop", "kill", "cable", "crash"])
+    fault = rng.choice(["kill", "crash"] if hard else ["sigstop", "kill", "cable", "crash"])
     # a restart within seconds (back in its seat with a grace) or after the table went on
-    restart = rng.choice([rng.uniform(0, 5), rng.uniform(10, 35)])
+    restart = rng.uniform(10, 35) if hard else rng.choice([rng.uniform(0, 5),
+                                                           rng.uniform(10, 35)])
     outage = {"sigstop": rng.uniform(5, 20), "kill": restart, "cable": 10.0, "crash": 0.0}[fault]
-    return Scenario(seed=seed, names=names, profile=profile, grace=rng.choice([0, 30]),
+    return Scenario(seed=seed, names=names, profile=profile,
+                    grace=0 if hard else rng.choice([0, 30]),
                     dice=rng.choice([4, 5]), fault=fault, target=rng.choice(names),
-                    round=rng.randint(1, 4), after=round(rng.uniform(0, 1.5), 2),
+                    round=rng.randint(1, 4),
+                    after=round(rng.uniform(0, 0.4 if hard else 1.5), 2),
                     outage=round(outage, 2))
 
 
@@ -206,6 +213,8 @@ def seeds_of(text: str) -> list[int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", default="1-5", help="seeds to run, e.g. 1-10,42")
+    parser.add_argument("--hard", action="store_true",
+                        help="only FakeNet's known-hang shape (see draw)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep every failing seed's logs in DIR/seed-N")
     args = parser.parse_args(argv)
@@ -217,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     for seed in seeds_of(args.seeds):
         work = Path(tempfile.mkdtemp(prefix=f"dudo-lan-sweep-{seed}-"))
         os.environ["XDG_DATA_HOME"] = str(work / "data")  # journals stay in the run's dir
-        result = run(draw(seed), work)
+        result = run(draw(seed, args.hard), work)
         line: dict[str, Any] = asdict(result)
         line["ok"] = not result.problems
         print(json.dumps(line), flush=True)
