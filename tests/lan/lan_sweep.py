@@ -32,7 +32,6 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -100,6 +99,7 @@ class Result:
     exits: dict[str, int | None] = field(default_factory=dict)
     hashes: dict[str, str | None] = field(default_factory=dict)
     removed: list[str] = field(default_factory=list)
+    ended: dict[str, float] = field(default_factory=dict)  # seconds after the fault's end
     faulted: bool = False  # False: the game was over before the fault's moment
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
@@ -139,13 +139,15 @@ def _play(table: LanTable, s: Scenario, result: Result) -> None:
     if peer.proc.poll() is None:
         result.faulted = True
         _fault(table, s)
-    deadline = time.monotonic() + BOUND
-    for name in s.names:
-        current = table.peers[name]
-        try:
-            result.exits[name] = current.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:  # the verdict says "still running"
-            result.exits[name] = None
+    back = time.monotonic()
+    result.exits = dict.fromkeys(s.names)  # None: still running, as the verdict says
+    while None in result.exits.values() and time.monotonic() < back + BOUND:
+        for name in s.names:
+            code = table.peers[name].proc.poll()
+            if result.exits[name] is None and code is not None:
+                result.exits[name] = code
+                result.ended[name] = round(time.monotonic() - back, 1)
+        time.sleep(0.1)  # a poll of the processes' exits, not a wait for the game
     for name in s.names:
         current = table.peers[name]
         current.stop()  # also joins its readers: stdout is complete
