@@ -188,6 +188,8 @@ def judge(result: Result) -> None:
             result.problems.append(f"{name} still running {BOUND:.0f} s after the fault")
         elif code not in CLEAR:
             result.problems.append(f"{name} exited {code} (not a clear end)")
+        elif code != 0 and name != s.target:  # one fault, 3+ seats: the others play on
+            result.problems.append(f"{name} was not faulted but ended {CLEAR[code]}")
     finished = {n: h for n, h in result.hashes.items() if result.exits.get(n) == 0}
     if len({*finished.values()}) > 1 or None in finished.values():
         result.problems.append(f"finished peers disagree on the log: {finished}")
