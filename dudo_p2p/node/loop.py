@@ -251,15 +251,15 @@ class NodeLoop:
                 log.info("%s", refused)
         elif kind in LOBBY_KINDS:
             batch.extend(self.lobby.receive(frame, sender, address, now))
-        elif self.machine is not None:
+        elif (machine := self.machine) is not None:
             seat = self.conns.seat_of(conn)
             if kind == "heartbeat":
-                seat = link_proof(self.machine, self.conns, sender, conn, frame)
+                seat = link_proof(machine, self.conns, sender, conn, frame)
                 if seat is None:
                     return  # a copy of someone's heartbeat, or a stale one: proves nothing
             if seat is not None:  # on the seat's own proven connection (liveness.py)
-                self.machine.heard(seat, now)
-            batch.extend(self.machine.receive(frame, now))
+                machine.heard(seat, now)
+            batch.extend(machine.receive(frame, now))
         elif len(self.early) < MAX_EARLY_FRAMES:
             self.stats.early_frames += 1
             self.early.append(frame)
