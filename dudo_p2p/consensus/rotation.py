@@ -30,7 +30,7 @@ Pure: ``now`` is passed in; the spectator (watch_spectator.py) owns one.
 
 from __future__ import annotations
 
-import hashlib
+from dudo_p2p.crypto.hashing import tag, tagged_hash
 
 ENLIST_EVERY = 0.5  # an enlisting watch not queued yet (its link still coming up) again
 ENLIST_SOON = 0.05  # ... to the seat preferred, while the first ask waits for it
@@ -42,7 +42,7 @@ def preferred(me: bytes, seats: tuple[bytes, ...]) -> bytes | None:
     spectators spread evenly over the seats without anyone assigning them."""
     if not seats:
         return None
-    pick = int.from_bytes(hashlib.sha256(b"dudo-watch-seat" + me).digest()[:8], "big")
+    pick = int.from_bytes(tagged_hash(tag("watch-seat"), me)[:8], "big")
     return seats[pick % len(seats)]
 
 
