@@ -57,3 +57,14 @@ def test_random_faults_leave_nobody_hanging_and_one_log(seed: int) -> None:
     sweep = FaultSweep(seed)
     verdict = sweep.play()
     assert verdict.ok, f"{verdict.why} | {sweep.describe()}"
+
+
+@pytest.mark.xfail(strict=True, reason="open: seats in SIGN that voted out dead seats whose "
+                   "epoch a third seat completed never take their signatures (hangs notes)")
+def test_seats_that_voted_out_dead_seats_whose_epoch_another_completed_go_on() -> None:
+    """Seed 449 (5 seats, open): 2 and 4 crash; 0 and 1, their result signatures of epoch 8
+    lost, vote them out as silent, a removal only seat 3 could second, and it is in epoch 9
+    (eliminated): 0 and 1 refuse the signatures catch-up brings, 3 waits for commits."""
+    sweep = FaultSweep(449)
+    verdict = sweep.play()
+    assert verdict.ok, f"{verdict.why} | {sweep.describe()}"
