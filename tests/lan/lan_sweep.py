@@ -198,6 +198,12 @@ def judge(result: Result) -> None:
     others = [line for line in result.removed if f"{s.target} left" not in line]
     if others:
         result.problems.append(f"a seat other than the faulted {s.target} was removed: {others}")
+    gone = result.ended.get(s.target)
+    if result.exits.get(s.target) == 4 and gone is not None:
+        playing = [n for n, at in result.ended.items() if n != s.target and at > gone + 1.0]
+        if playing:
+            result.problems.append(f"{s.target} said table gone {gone} s after the fault while "
+                                   f"{playing} still played")
     # a grace longer than the outage (plus start-up and the silence limit) brings it back
     if result.faulted and s.grace and s.outage + 15 < s.grace \
             and result.exits.get(s.target) != 0:

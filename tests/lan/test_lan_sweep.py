@@ -80,3 +80,16 @@ def test_a_crashed_seat_that_never_comes_back_is_not_asked_for_an_exit() -> None
     s = scenario(fault="crash", outage=0.0)
     assert verdict(s, {"host": 0, "b1": 0, "b2": -9}, {"host": "h", "b1": "h", "b2": None},
                    ["host: b2 left (silent)"]) == []
+
+
+def test_table_gone_while_the_others_still_play_is_named() -> None:
+    result = Result(scenario(), exits={"host": 0, "b1": 0, "b2": 4},
+                    hashes={"host": "h", "b1": "h", "b2": None},
+                    ended={"host": 30.0, "b1": 30.2, "b2": 12.0}, faulted=True)
+    judge(result)
+    assert len(result.problems) == 1 and "still played" in result.problems[0], result.problems
+    result = Result(scenario(), exits={"host": 0, "b1": 0, "b2": 4},
+                    hashes={"host": "h", "b1": "h", "b2": None},
+                    ended={"host": 10.0, "b1": 10.2, "b2": 12.0}, faulted=True)
+    judge(result)
+    assert result.problems == []
