@@ -70,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"host: {exc}", file=sys.stderr)
         return 2
     code = f"{node.table_code}@{fingerprint(identity.public_key)}"
-    print(f"host: table {code}, {args.players} seats, link port {node.port}",
+    # resumed: the journal's table, not --players' default (a 3-seat table said "4 seats")
+    seats = len(node.seated.seating.pubs) if node.seated is not None else args.players
+    print(f"host: table {code}, {seats} seats, link port {node.port}",
           file=sys.stderr, flush=True)
     if args.headless:
         return headless.play_headless(node, args, label=name)

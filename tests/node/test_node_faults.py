@@ -112,11 +112,13 @@ def test_a_bot_paused_8s_within_a_30s_grace_keeps_its_seat(
 def test_the_host_killed_and_restarted_from_its_journal_within_the_grace_is_back(
     tmp_path: Path, peers: list[Peer]
 ) -> None:
-    host, *bots = table(tmp_path, peers, 4, "--grace", "30")
+    # 3 seats, not --players' default 4: the resumed host must say its journal's table
+    host, *bots = table(tmp_path, peers, 3, "--grace", "30")
     assert host.wait_line("round 1 resolved", 60), host.explain()
     host.kill9()
     back = resumed_host(tmp_path, peers)
     one_hash(finish([back, *bots]))
+    assert any(", 3 seats, link port" in line for line in back.lines), back.explain()
     assert not any(" left (" in line for p in (back, *bots) for line in p.lines), back.explain()
 
 
