@@ -72,7 +72,9 @@ def test_a_seat_out_for_less_than_its_grace_must_come_back_and_finish() -> None:
 @pytest.mark.slow
 def test_one_seed_of_the_sweep_ends_with_nobody_hanging(lab: object, tmp_path: Path) -> None:
     # ``lab`` only skips where namespaces cannot be made; the sweep builds its own (dudo-lan-*)
-    result = run(draw(3), tmp_path)
+    # seed 18: the host kill -9'd after round 3, restarted 4.8 s later within a 30 s grace,
+    # 10 % loss: it must resume its seat and finish on the table's hash (clean at 13:2x UTC)
+    result = run(draw(18), tmp_path)
     assert result.faulted and not result.problems, (result, (tmp_path / "explain.txt").read_text())
 
 
