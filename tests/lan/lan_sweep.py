@@ -205,7 +205,7 @@ def judge(result: Result) -> None:
             result.problems.append(f"{s.target} said table gone {gone} s after the fault while "
                                    f"{playing} still played")
     # a grace longer than the outage (plus start-up and the silence limit) brings it back
-    if result.faulted and s.grace and s.outage + 15 < s.grace \
+    if result.faulted and s.fault != "crash" and s.grace and s.outage + 15 < s.grace \
             and result.exits.get(s.target) != 0:
         result.problems.append(f"{s.target} was out {s.outage:.0f} s within a {s.grace} s grace "
                                f"but did not finish (exit {result.exits.get(s.target)})")
