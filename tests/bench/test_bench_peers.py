@@ -3,6 +3,8 @@ small real table on loopback (e2e) that yields agreed bids and a removal after k
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from dudo_p2p.bench.peers import PeerLog, Table, agreed_bids, measure_bids, measure_dead_peer
@@ -105,10 +107,14 @@ def test_spectators_at_idle_priority_run_under_sched_idle_and_are_counted() -> N
             return any(line.startswith("round ") for line in said)
 
         table.run_until(verified_a_round, 60.0, "the spectator verifying a round")
-    assert table.watched[0] >= 1
-    host = table.logs[0].links
-    # its watch for the genesis, then its first ask; the genesis, two signatures, an answer
-    assert host["from_spectators"] >= 2 and host["to_spectators"] >= 4
-    assert host["spectator_signed"] >= 1
+    # a 2-seat game at this pace can end (and the spectator print its --json line) before
+    # the predicate above returns: the line it read then counts as the one close() reads
+    ended = [json.loads(line) for line in said if line.startswith("{")]
+    assert table.watched[0] >= 1 or (ended and ended[-1]["moves"] >= 1)
+    host, other = table.logs[0].links, table.logs[1].links
+    # the seat joined only introduces it (its watch; the genesis and two signatures), the
+    # other seat serves the log (§4.9 rotation): its ask there, the answers signed there
+    assert host["from_spectators"] >= 1 and host["to_spectators"] >= 3
+    assert other["from_spectators"] >= 1 and other["spectator_signed"] >= 1
     with pytest.raises(ValueError, match="priority"):
         Table(2, pace=0.0, spectators=1, priority="low")
