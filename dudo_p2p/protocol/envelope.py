@@ -200,10 +200,8 @@ def _peek(frame: bytes) -> tuple[Peek | None, Peek | None]:
 
 
 def _claims_envelope(kind: object, round_no: object, seq: object) -> bool:
-    # _check_counter twice, inlined: once per frame that comes in
-    return (isinstance(kind, str) and len(kind) <= 16
-            and type(round_no) is int and 0 <= round_no <= MAX_COUNTER
-            and type(seq) is int and 0 <= seq <= MAX_COUNTER)
+    return (isinstance(kind, str) and len(kind) <= 16 and _check_counter(round_no)
+            and _check_counter(seq))
 
 
 # The last frame peeked, and what it claims without and with its body: every frame is
@@ -279,10 +277,9 @@ def open_envelope(
         raise WrongContext(f"protocol version {version}, we speak {PROTOCOL_VERSION}")
     if not isinstance(game_id, bytes) or len(game_id) != GAME_ID_SIZE:
         raise DecodeError(f"envelope.game_id: expected {GAME_ID_SIZE} bytes")
-    # _check_counter, inlined (every frame opened)
-    if not (type(round_no) is int and 0 <= round_no <= MAX_COUNTER):
+    if not _check_counter(round_no):
         raise DecodeError("envelope.round_no: expected an int in 0..2**63-1")
-    if not (type(seq) is int and 0 <= seq <= MAX_COUNTER):
+    if not _check_counter(seq):
         raise DecodeError("envelope.seq: expected an int in 0..2**63-1")
     if not isinstance(author, bytes) or len(author) != KEY_SIZE:
         raise DecodeError(f"envelope.author: expected {KEY_SIZE} bytes")
