@@ -28,7 +28,7 @@ from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.node.config import NetConfig
 from dudo_p2p.node.node import Node
 from dudo_p2p.protocol.codec import decode, encode
-from dudo_p2p.rules import Dudo, Raise, RuleSet
+from dudo_p2p.rules import Dudo, Raise, RoundResult, RuleSet
 from dudo_p2p.session import Session
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.session.watch_session import WatchSession
@@ -202,8 +202,18 @@ def test_watch_with_the_real_factory_shows_a_seated_table_every_hand_hidden(
         assert scene.view is not None
         assert scene.view.state == fresh.state, (scene.view.state.bids, fresh.state.bids)
         result = scene.model.last_round.result  # the latest round verified (one or several)
-        assert host.machine is not None
-        assert result in host.machine.replica.engine.results
+        # the spectator follows one seat, which may resolve a round before the other has heard
+        # the last reveal: let both seats catch up (no one submits), then both resolved it so
+        def resolved(node: Node) -> dict[int, RoundResult]:
+            assert node.machine is not None
+            return {r.round_no: r for r in node.machine.replica.engine.results}
+
+        end = time.monotonic() + PUMP_S
+        while not all(result.round_no in resolved(node) for node in (host, joiner)):
+            assert time.monotonic() < end, f"a seat never resolved round {result.round_no}"
+            for seat in seats:
+                seat.wait(0.01)
+        assert resolved(host)[result.round_no] == result == resolved(joiner)[result.round_no]
         # move by move, as a seat out of the game sees it: the round's bids and its call
         # (the reveal's history), and their sounds, before the cups' ("reveal")
         actions = scene.model.last_round.actions
