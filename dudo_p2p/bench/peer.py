@@ -49,7 +49,7 @@ from dudo_p2p.node import keystore
 from dudo_p2p.node.config import NetConfig
 from dudo_p2p.node.node import Node
 from dudo_p2p.rules import RuleSet
-from dudo_p2p.session.events import (
+from dudo_p2p.session import (
     ActionTaken,
     GameOver,
     GameStarted,

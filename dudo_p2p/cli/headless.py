@@ -17,8 +17,8 @@ from dudo_p2p.errors import DudoError
 from dudo_p2p.node.node import Node
 from dudo_p2p.protocol import names
 from dudo_p2p.rules import Action, SeatView
+from dudo_p2p.session import RoundResolved
 from dudo_p2p.session.again import AgainSession
-from dudo_p2p.session.events import RoundResolved
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.session.pacing import Pacer
 from dudo_p2p.session.watch_session import seat_to_watch_from

@@ -1,26 +1,18 @@
-"""The narrow API one seat plays through: bots, the table and the CLI use this and nothing else."""
+"""The narrow API one seat plays through: bots, the table and the CLI use this and nothing else.
+
+Its events are the values the table reports to a seat (defined in consensus, named here), with
+the closed sets of names they carry (a removal's reason, a cheat's kind, a game's end)."""
 
 from dudo_p2p.consensus.evening import Scoreboard, Standing
-from dudo_p2p.session.api import (
-    Ending,
-    Gatherer,
-    Gathering,
-    PlainTable,
-    PlayerInfo,
-    Session,
-)
-from dudo_p2p.session.events import (
+from dudo_p2p.consensus.events import (
     ActionTaken,
     CheatDetected,
-    CheatKind,
     Event,
     GameAbandoned,
     GameOver,
     GameStarted,
     Notice,
-    Outcome,
     PlayerLeft,
-    Reason,
     RoundResolved,
     RoundStarted,
     SeatDisconnected,
@@ -29,6 +21,15 @@ from dudo_p2p.session.events import (
     TalkHeard,
     TimerPlayed,
     TurnTimer,
+)
+from dudo_p2p.consensus.reasons import CheatKind, Outcome, Reason
+from dudo_p2p.session.api import (
+    Ending,
+    Gatherer,
+    Gathering,
+    PlainTable,
+    PlayerInfo,
+    Session,
 )
 
 __all__ = [

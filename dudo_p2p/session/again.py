@@ -29,6 +29,7 @@ from typing import Protocol
 
 from dudo_p2p.consensus.again import AfterGame, Answer
 from dudo_p2p.consensus.evening import Evening, Scoreboard
+from dudo_p2p.consensus.events import Event
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.crypto.identity import KeyPin
 from dudo_p2p.errors import IllegalAction
@@ -41,7 +42,6 @@ from dudo_p2p.session.api import (
     PlayerInfo,
     Session,
 )
-from dudo_p2p.session.events import Event
 
 # Only while the old table stays beside the next one (until the next is seated): two nodes,
 # each with its own sockets, run by one thread, so each waits at most this long in turn.

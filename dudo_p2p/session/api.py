@@ -7,7 +7,7 @@ Contract:
 - ``legal_actions()`` lists what the seat may do now (empty when it is not its turn).
 - ``submit(action)`` hands an action to the table; it raises
   :class:`~dudo_p2p.errors.IllegalAction` (and nothing changes) when the action is not legal now.
-  A legal action becomes an :class:`~dudo_p2p.session.events.ActionTaken` event once the table
+  A legal action becomes an :class:`~dudo_p2p.session.ActionTaken` event once the table
   has agreed on it.
 - ``started`` is False while a networked table still gathers its players (``view()`` raises
   until then); a table that never gathers is started. ``gatherer()`` is the waiting room's
@@ -37,8 +37,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from dudo_p2p.consensus.evening import Scoreboard
+from dudo_p2p.consensus.events import Event
+from dudo_p2p.consensus.reasons import Outcome, Reason
 from dudo_p2p.rules import Action, RuleSet, SeatView
-from dudo_p2p.session.events import Event, Outcome, Reason
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ class Ending:
     """How the game ended for our seat (what the CLI says last, and its exit code).
 
     ``outcome``: None when no game was seated (refused, or it failed before); else
-    :class:`~dudo_p2p.session.events.Outcome` (UNKNOWN while it runs). ``seat`` and
+    :class:`~dudo_p2p.session.Outcome` (UNKNOWN while it runs). ``seat`` and
     ``names``: ours and the table's. ``removed_for``: why the table removed us (REMOVED).
     ``silent_after``: how long no seat was heard before we called the table gone
     (TABLE_GONE). ``abandoned_by``: the seat that went silent or stalled (ABANDONED), and

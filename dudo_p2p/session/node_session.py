@@ -19,8 +19,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dudo_p2p.consensus.evening import Evening, Scoreboard
+from dudo_p2p.consensus.events import (
+    ActionTaken,
+    Event,
+    GameOver,
+    PlayerLeft,
+    TimerPlayed,
+    TurnTimer,
+)
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
+from dudo_p2p.consensus.reasons import Outcome, Reason
 from dudo_p2p.crypto.identity import fingerprint
 from dudo_p2p.errors import IllegalAction
 from dudo_p2p.node.node import Node
@@ -33,16 +42,6 @@ from dudo_p2p.session.api import (
     Gathering,
     PlayerInfo,
     Session,
-)
-from dudo_p2p.session.events import (
-    ActionTaken,
-    Event,
-    GameOver,
-    Outcome,
-    PlayerLeft,
-    Reason,
-    TimerPlayed,
-    TurnTimer,
 )
 
 BotFn = Callable[[SeatView, list[Action]], Action]

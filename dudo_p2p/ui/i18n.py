@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from dudo_p2p.rules.actions import PalificoMode
-from dudo_p2p.session.events import CheatKind, Outcome, Reason
+from dudo_p2p.session import CheatKind, Outcome, Reason
 from dudo_p2p.ui import catalogue_en, catalogue_es, resume_texts, rule_texts
 
 LANGS = ("es", "en")
