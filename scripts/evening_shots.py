@@ -46,7 +46,7 @@ from dudo_p2p.rules import RuleSet
 from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import theme
 from dudo_p2p.ui.app import App
-from dudo_p2p.ui.drive import click_button, run_tables
+from dudo_p2p.ui.drive import HandClock, click_button, run_tables
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.settings import Settings
 from dudo_p2p.ui.table import END_GRACE_S, TableScene
@@ -54,19 +54,6 @@ from dudo_p2p.ui.table import END_GRACE_S, TableScene
 RULES = RuleSet(starting_dice=3)
 TURN_TIMER_MS = 30_000
 GAME_S = 120.0  # bound on real time for one game of four in one thread
-
-
-class Clock:
-    """The apps' clock, moved by the drive loop only."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class Tables:
@@ -86,7 +73,7 @@ def ended(app: App) -> bool:
 def main(out: Path, bind: str) -> int:
     pygame.display.init()
     pygame.font.init()
-    clock = Clock()
+    clock = HandClock()
     ana_key = Identity.generate()
     host = Node.host(ana_key, "Ana", NetConfig(bind=bind, discovery=False), seats=4,
                      rules=RULES, turn_timer_ms=TURN_TIMER_MS)

@@ -7,6 +7,7 @@ app's dispatch; :func:`click_button` clicks a button by its stable name; :func:`
 takes one look at a table and plays our seat the quick way (a reveal dismissed, the first
 setup choice, ¡dudo! whenever it may, else the composer's bid); :func:`run_tables` runs
 several windows over networked sessions in one thread until a condition holds.
+:class:`HandClock` is the apps' clock there, moved by hand.
 """
 
 from __future__ import annotations
@@ -22,6 +23,20 @@ from dudo_p2p.ui.app import App
 from dudo_p2p.ui.table import TableScene
 
 STEP_S = 0.05  # the apps' clock moves this much per round of frames
+
+
+class HandClock:
+    """A clock (seconds) moved only by :meth:`advance`: pictures and window tests take each
+    frame at a moment they chose."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
 
 
 def press(app: App, key: int) -> None:

@@ -22,6 +22,7 @@ from dudo_p2p.rules import Dudo
 from dudo_p2p.session import Session
 from dudo_p2p.ui import theme
 from dudo_p2p.ui.app import App
+from dudo_p2p.ui.drive import HandClock
 from dudo_p2p.ui.local_tables import local_factory
 from dudo_p2p.ui.motion import FLY_S, LIFT_S, LIFT_STAGGER_S, SHAKE_S
 from dudo_p2p.ui.request import TableRequest
@@ -29,19 +30,6 @@ from dudo_p2p.ui.settings import Settings
 from dudo_p2p.ui.table import TableScene
 
 STEP_S = 0.05
-
-
-class HandClock:
-    """A clock moved only by :meth:`advance`."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def _bots(request: TableRequest) -> Session:
@@ -55,7 +43,7 @@ def take(out: Path, seed: int = 11) -> list[Path]:
     """Play a seeded table to a round with a lost die and save the three pictures."""
     pygame.display.init()
     pygame.font.init()
-    clock = HandClock()
+    clock = HandClock(100.0)
     surface = pygame.Surface(theme.SIZE)
     app = App(_bots, "es", clock, surface=surface, bot_delay=0.6, reveal_hold=0.0,
               settings=Settings.memory(reduced_motion=False, muted=True))
