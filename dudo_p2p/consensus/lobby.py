@@ -66,9 +66,6 @@ from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DecodeError, InvalidValue, RemoteProtocolError
 from dudo_p2p.protocol import names
 from dudo_p2p.protocol.envelope import Envelope, open_envelope
-
-# re-exported for callers of the old home (the peek is protocol.envelope's, issue 19)
-from dudo_p2p.protocol.envelope import peek_kind as peek_kind
 from dudo_p2p.protocol.kinds import (
     GAME_ID_LEN,
     Genesis,

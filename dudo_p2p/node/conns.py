@@ -20,28 +20,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dudo_p2p.errors import RemoteProtocolError
-from dudo_p2p.net.flood import FLOOD_BURST, FLOOD_RATE, MAX_UNPROVEN, FloodLimiter
+from dudo_p2p.net.flood import FloodLimiter
 from dudo_p2p.net.routing import split_routing_id
 from dudo_p2p.protocol.kinds import Heartbeat
 
 if TYPE_CHECKING:
     from dudo_p2p.consensus.machine import TableMachine
 
-__all__ = ["FLOOD_BURST", "FLOOD_RATE", "MAX_UNPROVEN", "Connections", "link_proof"]
+__all__ = ["Connections", "link_proof"]
 
 
 class Connections:
     """Link proofs per connection, and the flood buckets they keep (module docstring)."""
 
-    def __init__(
-        self,
-        rate: float = FLOOD_RATE,
-        burst: float = FLOOD_BURST,
-        max_unproven: int = MAX_UNPROVEN,
-        *,
-        flood: FloodLimiter | None = None,
-    ) -> None:
-        self.flood = flood or FloodLimiter(rate, burst, max_unproven)
+    def __init__(self, flood: FloodLimiter | None = None) -> None:
+        self.flood = flood or FloodLimiter()
         self._seat: dict[bytes, int] = {}  # connection -> the seat it proved
         self._counter: dict[bytes, int] = {}  # connection -> highest proved counter
 

@@ -139,7 +139,7 @@ class NodeLoop:
         self.early: list[bytes] = []
         self.stats = Stats()
         self.desk = Desk(identity)  # spectators (watch_desk.py)
-        self.conns = Connections(flood=self.transport.flood)  # link proofs, per connection
+        self.conns = Connections(self.transport.flood)  # link proofs, per connection
         self.started_at = clock()
         self.closed = False
         self.linger_ms = 0  # how long the links flush what is queued when closing

@@ -227,11 +227,7 @@ class Node(NodeLoop):
         self.journal.close(finished=self.over or self.left)
         if self.discovery is not None:
             self.discovery.close()
-        self.links_close()
-
-    def links_close(self) -> None:
-        """Close the transport (idempotent); a leaving joiner's links linger a moment."""
-        self.transport.close(getattr(self, "linger_ms", 0))
+        self.transport.close(self.linger_ms)  # a leaving joiner's links linger a moment
 
     @property
     def links(self) -> Links:

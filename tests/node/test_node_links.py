@@ -10,8 +10,9 @@ import time
 
 from dudo_p2p.consensus.lobby import Phase, Rekey
 from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.net.flood import FLOOD_BURST, FloodLimiter
 from dudo_p2p.node.config import NetConfig
-from dudo_p2p.node.conns import FLOOD_BURST, Connections
+from dudo_p2p.node.conns import Connections
 from dudo_p2p.node.node import Node
 from dudo_p2p.rules import RuleSet
 
@@ -43,7 +44,7 @@ def test_a_proof_needs_a_fresh_counter_and_a_connection_proves_one_seat() -> Non
 
 
 def test_unproven_connections_are_bounded_and_the_oldest_forgotten() -> None:
-    conns = Connections(max_unproven=4)
+    conns = Connections(FloodLimiter(max_unproven=4))
     for n in range(10):
         conns.admit(b"\x01k" + bytes([n]) * 8, 0.0)
     assert conns.flood.unproven == 4
