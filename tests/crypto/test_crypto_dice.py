@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import struct
 from collections import Counter
 
 import pytest
-from crypto_fixtures import GAME, secret
+from crypto_fixtures import GAME, secret, spec_encode
 
 from dudo_p2p.crypto import (
     check_commitment,
@@ -146,20 +145,11 @@ def reference_dice(
 ) -> tuple[int, ...]:
     """protocol.md §3.4 re-implemented from the text alone (hmac + struct)."""
 
-    def enc(tag: str, *parts: bytes | int) -> bytes:
-        out = struct.pack(">H", len(tag)) + tag.encode() + struct.pack(">I", len(parts))
-        for part in parts:
-            if isinstance(part, int):
-                out += b"\x02" + struct.pack(">I", 8) + struct.pack(">q", part)
-            else:
-                out += b"\x01" + struct.pack(">I", len(part)) + part
-        return out
-
     dice: list[int] = []
     block = 0
     while len(dice) < count:
         mac = hmac.new(
-            key, enc("dudo-p2p/1/dice", game, round_no, seat, seed, block), hashlib.sha256
+            key, spec_encode("dudo-p2p/1/dice", game, round_no, seat, seed, block), hashlib.sha256
         )
         dice += [b % 6 + 1 for b in mac.digest() if b < 252]
         block += 1

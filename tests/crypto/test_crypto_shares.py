@@ -4,7 +4,7 @@ its own dice before the reveal, however it combines what it legitimately holds."
 from __future__ import annotations
 
 import pytest
-from crypto_fixtures import GAME, identities, secret
+from crypto_fixtures import GAME, identities, secret, spec_encode
 
 from dudo_p2p.crypto import (
     SEALED_SHARE_SIZE,
@@ -237,7 +237,6 @@ def test_closed_palifico_keys_agree_after_the_reveal_and_differ_per_seat() -> No
 def test_a_box_matches_an_independent_implementation_of_the_spec() -> None:
     import hashlib
     import hmac
-    import struct
 
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric.x25519 import (
@@ -247,24 +246,15 @@ def test_a_box_matches_an_independent_implementation_of_the_spec() -> None:
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
     from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-    def enc(tag: str, *parts: bytes | int) -> bytes:
-        out = struct.pack(">H", len(tag)) + tag.encode() + struct.pack(">I", len(parts))
-        for part in parts:
-            if isinstance(part, int):
-                out += b"\x02" + struct.pack(">I", 8) + struct.pack(">q", part)
-            else:
-                out += b"\x01" + struct.pack(">I", len(part)) + part
-        return out
-
     sender, recipient = identities(2)
     sender_private = X25519PrivateKey.from_private_bytes(sender.to_bytes()[37:69])
     shared = sender_private.exchange(X25519PublicKey.from_public_bytes(recipient.x25519_public))
-    context = enc("dudo-p2p/1/share-context", GAME, ROUND, 0, 1, 2)
+    context = spec_encode("dudo-p2p/1/share-context", GAME, ROUND, 0, 1, 2)
     assert share_context(GAME, ROUND, 0, 1, 2) == context
-    info = enc("dudo-p2p/1/seal", sender.x25519_public, recipient.x25519_public, context)
+    info = spec_encode("dudo-p2p/1/seal", sender.x25519_public, recipient.x25519_public, context)
     key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(shared)
     plaintext = secret("share")
-    mac = hmac.new(key, enc("dudo-p2p/1/seal-nonce", plaintext), hashlib.sha256).digest()
+    mac = hmac.new(key, spec_encode("dudo-p2p/1/seal-nonce", plaintext), hashlib.sha256).digest()
     nonce = mac[:12]
     expected = nonce + ChaCha20Poly1305(key).encrypt(nonce, plaintext, context)
     assert seal(sender, recipient.x25519_public, context, plaintext) == expected

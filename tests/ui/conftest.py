@@ -1,5 +1,6 @@
 """Headless pygame for every UI test: SDL's dummy video and audio drivers, set before pygame
-is imported, and a 1280x800 surface to draw on (no window)."""
+is imported, a 1280x800 surface to draw on (no window), a clock the test moves by hand and a
+recorder of the words each frame draws."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ import pygame
 import pytest
 
 from dudo_p2p.node.node import Node
+from dudo_p2p.ui import draw
+from dudo_p2p.ui.drive import HandClock
+
+from .helpers import TextRecorder
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -25,17 +30,8 @@ def _pygame_headless() -> Iterator[None]:
     pygame.display.quit()
 
 
-class FakeClock:
-    """A clock tests move by hand (seconds)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+# a clock tests move by hand (seconds), from 1000.0
+FakeClock = HandClock
 
 
 @pytest.fixture
@@ -56,3 +52,11 @@ def nodes() -> Iterator[list[Node]]:
     for node in made:
         if not node.closed:
             node.close()
+
+
+@pytest.fixture
+def recorder(monkeypatch: pytest.MonkeyPatch) -> TextRecorder:
+    """Every string the frames draw, and where (``draw.text`` recorded: helpers.py)."""
+    rec = TextRecorder()
+    monkeypatch.setattr(draw, "text", rec)
+    return rec

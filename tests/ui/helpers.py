@@ -7,9 +7,13 @@ from collections.abc import Callable
 import pygame
 
 from dudo_p2p.bots import make_bot
+from dudo_p2p.node.node import Node
 from dudo_p2p.session import Session
+from dudo_p2p.session.again import AgainSession
+from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.app import App
+from dudo_p2p.ui.drive import HandClock as FakeClock  # the clock fixture's (conftest.py)
 from dudo_p2p.ui.drive import click as click  # the window tests' input: ui/drive.py
 from dudo_p2p.ui.drive import click_button as click_button
 from dudo_p2p.ui.drive import play_our_seat as play_our_seat
@@ -20,9 +24,18 @@ from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
 from dudo_p2p.ui.waiting import JOIN_ANSWER_S
 
-from .conftest import FakeClock
-
 key = press  # press and release a key (the tests' name for it)
+
+
+def node_of(scene: TableScene) -> Node:
+    """The peer behind a networked window's table (the rematch's current one after "play
+    again")."""
+    session = scene.session
+    if isinstance(session, AgainSession):
+        return session.node_now()
+    assert isinstance(session, NodeSession)
+    return session.node
+
 
 def bot_tables(request: TableRequest) -> Session:
     """In-process tables with the real bots (the CLI's wiring, without the network)."""

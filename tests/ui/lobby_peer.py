@@ -59,17 +59,14 @@ from dudo_p2p import paths
 from dudo_p2p.cli import common
 from dudo_p2p.cli.play import LanDirectory, NetworkTables
 from dudo_p2p.consensus.lobby import Seated
-from dudo_p2p.node.node import Node
-from dudo_p2p.session.again import AgainSession
 from dudo_p2p.session.api import Gathering
-from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import draw, theme, waiting
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import NAME_FIELD, LobbyScene
 from dudo_p2p.ui.scoreboard import board_of
 from dudo_p2p.ui.settings import Settings
 from dudo_p2p.ui.table import END_GRACE_S, TableScene
-from tests.ui.helpers import TextRecorder, click, click_button, key, play_our_seat
+from tests.ui.helpers import TextRecorder, click, click_button, key, node_of, play_our_seat
 
 SEATS_LINE = re.compile(r"^Asientos \d+/\d+$")
 Step = Iterator[None]  # a command runs one step per frame
@@ -259,15 +256,6 @@ class Window:
             self.say("game_over", n=n, winner=scene.session.players()[won].name, head=head(scene),
                      board=board(scene), players=players(scene))
             click_button(self.app, "play_again")
-
-
-def node_of(scene: TableScene) -> Node:
-    """The peer behind the window's table (the rematch's current one after "play again")."""
-    session = scene.session
-    if isinstance(session, AgainSession):
-        return session.node_now()
-    assert isinstance(session, NodeSession)
-    return session.node
 
 
 def seated(scene: TableScene) -> Seated:

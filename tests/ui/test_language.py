@@ -10,7 +10,7 @@ from dudo_p2p.rules import Bid, Dudo
 from dudo_p2p.rules.results import RoundResult
 from dudo_p2p.session import PlayerLeft
 from dudo_p2p.session.local import LocalSession
-from dudo_p2p.ui import draw, words
+from dudo_p2p.ui import words
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.i18n import Tr
 from dudo_p2p.ui.lobby import LobbyScene
@@ -22,13 +22,6 @@ from .helpers import TextRecorder, bot_tables, click_button, key
 
 # words only the Spanish screen uses (the game terms ¡Dudo!/¡Calzo! are Spanish in both)
 SPANISH_ONLY = ("Jugador", "Ronda", "pierde", "dudó", "Mesa", "Apuestas", "sin tiempo")
-
-
-@pytest.fixture
-def recorder(monkeypatch: pytest.MonkeyPatch) -> TextRecorder:
-    rec = TextRecorder()
-    monkeypatch.setattr(draw, "text", rec)
-    return rec
 
 
 def test_the_lobby_switches_language_with_its_button_and_with_l(

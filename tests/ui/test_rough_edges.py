@@ -23,13 +23,6 @@ from .conftest import FakeClock
 from .helpers import TextRecorder, bot_tables, click_button, key, play_until, table_app
 
 
-@pytest.fixture
-def recorder(monkeypatch: pytest.MonkeyPatch) -> TextRecorder:
-    rec = TextRecorder()
-    monkeypatch.setattr(draw, "text", rec)
-    return rec
-
-
 def _bid_stands_at_our_turn(scene: TableScene) -> bool:
     view = scene.view
     return (view is not None and scene.my_turn and not scene.blocked

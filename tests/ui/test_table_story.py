@@ -20,13 +20,6 @@ from .helpers import play_until as _play_until
 from .helpers import table_app as _table
 
 
-@pytest.fixture
-def recorder(monkeypatch: pytest.MonkeyPatch) -> TextRecorder:
-    rec = TextRecorder()
-    monkeypatch.setattr(draw, "text", rec)
-    return rec
-
-
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_the_reveal_shows_the_round_it_ends_not_the_next_one(
         clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder, lang: str) -> None:

@@ -23,7 +23,6 @@ from dudo_p2p.protocol.kinds import Talk
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import Event, Session, TalkHeard
 from dudo_p2p.session.node_session import NodeSession
-from dudo_p2p.ui import draw
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
@@ -35,13 +34,6 @@ from .helpers import TextRecorder, bot_tables, click, key, play_until, table_app
 
 PEER = Path(__file__).with_name("talk_peer.py")
 FLOOD = 20
-
-
-@pytest.fixture
-def recorder(monkeypatch: pytest.MonkeyPatch) -> TextRecorder:
-    rec = TextRecorder()
-    monkeypatch.setattr(draw, "text", rec)
-    return rec
 
 
 def test_keys_say_a_phrase_at_our_seat_for_three_seconds_at_most_one_a_second(

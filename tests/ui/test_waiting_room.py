@@ -20,7 +20,6 @@ from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.node.node import Node
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session.node_session import NodeSession
-from dudo_p2p.ui import draw
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.request import TableRequest
@@ -77,13 +76,6 @@ def seated(host: NodeSession) -> list[str]:
     lobby = host.node.lobby
     assert isinstance(lobby, HostLobby)
     return [p.name for p in lobby.players]
-
-
-@pytest.fixture
-def recorder(monkeypatch: pytest.MonkeyPatch) -> TextRecorder:
-    rec = TextRecorder()
-    monkeypatch.setattr(draw, "text", rec)
-    return rec
 
 
 def test_both_rosters_show_each_seats_name_and_fingerprint(

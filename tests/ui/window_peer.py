@@ -27,22 +27,12 @@ import pygame
 from dudo_p2p.cli import common
 from dudo_p2p.cli.play import NetworkTables
 from dudo_p2p.rules import RuleSet
-from dudo_p2p.session.again import AgainSession
-from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import theme
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.scoreboard import board_of
 from dudo_p2p.ui.table import END_GRACE_S, TableScene
-from tests.ui.helpers import click_button, play_our_seat
-
-
-def seated_node(scene: TableScene) -> object:
-    session = scene.session
-    if isinstance(session, AgainSession):
-        return session.node_now()
-    assert isinstance(session, NodeSession)
-    return session.node
+from tests.ui.helpers import click_button, node_of, play_our_seat
 
 
 def main() -> int:
@@ -81,9 +71,10 @@ def main() -> int:
             continue
         if time.monotonic() - scene.end_shown_at < END_GRACE_S + 0.1:
             continue
-        node = seated_node(scene)
-        seating = node.seated.seating  # type: ignore[attr-defined]
-        heads.append(node.machine.replica.head.hex())  # type: ignore[attr-defined]
+        node = node_of(scene)
+        assert node.seated is not None and node.machine is not None  # the game ended
+        seating = node.seated.seating
+        heads.append(node.machine.replica.head.hex())
         prevs.append(seating.prev.hex())
         shown = board_of(scene.session)
         if shown is not None:
