@@ -60,15 +60,15 @@ def click_button(app: App, name: str) -> widgets.Button:
     return button
 
 
-def play_our_seat(app: App, scene: TableScene) -> None:
-    """One look at the table: dismiss a reveal, or play our turn (¡dudo! when we may, so
-    rounds end fast; else the composer's bid or the first setup choice)."""
+def play_our_seat(app: App, scene: TableScene, *, choice: int = 0, doubt: bool = True) -> None:
+    """One look at the table: dismiss a reveal, or play our turn (¡dudo! when we may and
+    ``doubt``, so rounds end fast; else the composer's bid or setup choice number ``choice``)."""
     if scene.model.reveal is not None:
         press(app, pygame.K_SPACE)
     elif scene.my_turn and not scene.blocked:
         if scene.choices():
-            click_button(app, "choice_0")
-        elif scene.offered(Dudo) is not None:
+            click_button(app, f"choice_{choice}")
+        elif doubt and scene.offered(Dudo) is not None:
             press(app, pygame.K_d)
         else:
             press(app, pygame.K_RETURN)

@@ -90,8 +90,6 @@ def play_until(app: App, clock: FakeClock, scene: TableScene,
     raise AssertionError("the table never got there")
 
 
-
-
 def gives_up_when_unanswered(app: App, clock: FakeClock) -> None:
     """A join nobody answered: still waiting 0.1 s before the rule (``JOIN_ANSWER_S``: the
     message within 5 s of the player's Enter), in the lobby 0.1 s after it (the app's clock

@@ -8,14 +8,13 @@ from __future__ import annotations
 import pygame
 import pytest
 
-from dudo_p2p.rules import Dudo
 from dudo_p2p.ui import draw
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
-from .helpers import TextRecorder, bot_tables, click_button, key
+from .helpers import TextRecorder, bot_tables, play_our_seat
 
 
 def _luminance(c: tuple[int, ...]) -> float:
@@ -81,14 +80,6 @@ def test_lobby_and_table_text_is_readable_hovered_or_not(
                     rec.frame(app)
                     bad |= _faint(rec, surface)
                 scene.mouse = (0, 0)
-        if scene.model.reveal is not None:
-            key(app, pygame.K_SPACE)
-        elif scene.my_turn and not scene.blocked:
-            if scene.choices():
-                click_button(app, "choice_0")
-            elif scene.offered(Dudo) is not None and step % 2 == 0:
-                key(app, pygame.K_d)
-            else:
-                key(app, pygame.K_RETURN)
+        play_our_seat(app, scene, doubt=step % 2 == 0)
     assert frames > 20
     assert not bad, "\n".join(sorted(bad))

@@ -12,7 +12,7 @@ import pygame
 import pytest
 
 from dudo_p2p.bots import make_bot
-from dudo_p2p.rules import Dudo, RuleSet
+from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import PlayerInfo, PlayerLeft, Session
 from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import draw, side_panel, table_composer, table_layout, theme
@@ -23,7 +23,7 @@ from dudo_p2p.ui.table import TableScene
 from dudo_p2p.ui.table_layout import own_hand_rect
 
 from .conftest import FakeClock
-from .helpers import TextRecorder, click_button, key
+from .helpers import TextRecorder, play_our_seat
 
 # 32 characters each (the longest name a beacon carries), wide letters, one with no space
 LONG_NAMES = ("", "Wenceslao Wolfgang Wiedermann Ww", "W" * 32, "Maximiliana de los Ángeles M",
@@ -104,15 +104,7 @@ def test_table_text_stays_inside_its_place_through_a_game(
             checked += 1
         if scene.model.winner is not None and scene.model.reveal is None:
             break
-        if scene.model.reveal is not None:
-            key(app, pygame.K_SPACE)
-        elif scene.my_turn and not scene.blocked:
-            if scene.choices():
-                click_button(app, "choice_1")
-            elif scene.offered(Dudo) is not None and step % 3 == 0:
-                key(app, pygame.K_d)
-            else:
-                key(app, pygame.K_RETURN)
+        play_our_seat(app, scene, choice=1, doubt=step % 3 == 0)
     assert scene.model.winner is not None and checked > 10
     for overlay in ("menu", "rules"):
         scene.overlay = overlay
