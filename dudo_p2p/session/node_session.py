@@ -19,14 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dudo_p2p.consensus.evening import Evening, Scoreboard
-from dudo_p2p.consensus.events import (
-    ActionTaken,
-    Event,
-    GameOver,
-    PlayerLeft,
-    TimerPlayed,
-    TurnTimer,
-)
+from dudo_p2p.consensus.events import Event, TimerPlayed
 from dudo_p2p.consensus.lobby_host import HostLobby
 from dudo_p2p.consensus.lobby_joiner import JoinerLobby
 from dudo_p2p.consensus.reasons import Outcome, Reason
@@ -43,6 +36,7 @@ from dudo_p2p.session.api import (
     PlayerInfo,
     Session,
 )
+from dudo_p2p.session.turn_timer import TurnDeadlines
 
 BotFn = Callable[[SeatView, list[Action]], Action]
 
@@ -79,9 +73,7 @@ class NodeSession:
         self.handed_over = False  # one_more() took the node: close() leaves it open
         self.is_bot = is_bot
         self._timer_bot = timer_bot
-        self._deadline: float | None = None
-        self._deadlines: dict[int, float] = {}  # every seat's turn deadline (TimerPlayed)
-        self._seen = 0  # node events already inspected for the turn timer
+        self._turns = TurnDeadlines()  # ours (the timer bot plays then) and the others'
         self._queue: list[Event] = []
         self._closers = list(on_close or [])
         self.timer_turns = 0  # turns the timer bot played for us
@@ -116,7 +108,7 @@ class NodeSession:
         if not isinstance(action, PlayerAction):
             raise IllegalAction("only player actions can be submitted")
         self.node.carry_out(machine.submit(action, self.node.clock()))
-        self._deadline = None
+        self._turns.ours = None
 
     def poll_events(self) -> list[Event]:
         self._inspect()
@@ -138,8 +130,9 @@ class NodeSession:
                 return
             if node.over_at is not None and node.settled():
                 return
-            if self._deadline is not None and self._timer_bot is not None and self._deadline > now:
-                remaining = min(remaining, self._deadline - now)
+            ours = self._turns.ours
+            if ours is not None and self._timer_bot is not None and ours > now:
+                remaining = min(remaining, ours - now)
             node.step(remaining)
 
     def step(self) -> bool:
@@ -340,7 +333,7 @@ class NodeSession:
     # ---- the turn timer ---------------------------------------------------------------------
 
     def _inspect(self) -> None:
-        """Move new node events to our queue, following our seat's turn deadline."""
+        """Move new node events to our queue, following the turn deadlines (turn_timer.py)."""
         events = self.node.events
         if not events:
             return
@@ -349,39 +342,18 @@ class NodeSession:
         me = machine.seat if machine is not None else -1
         for event in events:
             self._queue.append(event)
-            match event:
-                case TurnTimer(seat=seat, deadline=deadline):
-                    self._deadline = deadline if seat == me else None
-                    self._deadlines.pop(seat, None)
-                    if deadline is not None:
-                        self._deadlines[seat] = deadline
-                case ActionTaken(action=action):
-                    self._deadline = None
-                    self._said_if_late(action, me)
-                case GameOver():
-                    self._deadline = None
-                case PlayerLeft(seat=seat) if seat == me:
-                    self._deadline = None
-                case _:
-                    pass
-
-    def _said_if_late(self, action: Action, me: int) -> None:
-        """Another seat's action agreed after its turn's deadline (on our clock): its timer
-        played it; say so (our own timer turns are said when our bot plays them)."""
-        seat = getattr(action, "seat", None)
-        if seat is None:
-            return
-        deadline = self._deadlines.pop(seat, None)
-        if seat != me and deadline is not None and self.node.clock() >= deadline:
-            self._queue.append(TimerPlayed(seat, action))
+            late = self._turns.follow(event, me, self.node.clock)
+            if late is not None:
+                self._queue.append(late)
 
     def _play_if_timed_out(self) -> None:
-        if self._timer_bot is None or self._deadline is None or self.node.clock() < self._deadline:
+        ours = self._turns.ours
+        if self._timer_bot is None or ours is None or self.node.clock() < ours:
             return
         legal = self.legal_actions()
         if not legal:
             return  # the table has not agreed on the last act yet; try again next turn
-        self._deadline = None
+        self._turns.ours = None
         self.timer_turns += 1
         action = self._timer_bot(self.view(), legal)
         self.submit(action)
