@@ -27,7 +27,7 @@ voided epoch, chaining on, our next entry) is the machine's ``on_removed`` step,
   accepts its own removal on one peer's word);
 - a peer that voted and sees the others go on without the removal (they relay the target's
   entries it refused) withdraws its vote instead of waiting for ever; a seat removed in
-  the epoch counts no more there, as in the tally;
+  the epoch counts no more there, as in the tally (:mod:`~dudo_p2p.consensus.withdrawal`);
 - when no other seat at all is heard for the table-gone delay, the table is gone.
 """
 
@@ -37,7 +37,6 @@ from collections.abc import Callable, Container
 
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus import journal
-from dudo_p2p.consensus.act_certs import agreed_item
 from dudo_p2p.consensus.acts import ActRace
 from dudo_p2p.consensus.bindings import ReplayGuard, check_vote
 from dudo_p2p.consensus.context import SeatContext
@@ -49,9 +48,8 @@ from dudo_p2p.consensus.reasons import Outcome, Reason
 from dudo_p2p.consensus.removal_cheats import Cheats
 from dudo_p2p.consensus.removal_hold import Hold
 from dudo_p2p.consensus.replica import EpochPhase
-from dudo_p2p.consensus.sync import removal_certificate
 from dudo_p2p.consensus.timers import NO_LAG, Lag, Timers, awaited, patience
-from dudo_p2p.errors import RemoteProtocolError
+from dudo_p2p.consensus.withdrawal import Withdrawal
 from dudo_p2p.protocol.envelope import Envelope
 from dudo_p2p.protocol.kinds import Vote
 
@@ -75,7 +73,7 @@ class Removals:
         self.hold = Hold(ctx.seat, race)  # removals held while the call may be agreed
         self.votes = VoteBook()
         self.cheats = Cheats(ctx, self.votes, self.vote)  # proofs, bad openings, bad deals
-        self.went_on: dict[tuple[int, int], set[int]] = {}  # (epoch, target) we voted -> seats
+        self.withdrawal = Withdrawal(ctx, self.votes, timers, self.hold)
         self.removed_me = False
         self.abandoned: list[bytes] = []  # the claims that ended the game abandoned (§4.6)
         self.abandoned_by: int | None = None  # the seat the claims were about
@@ -330,45 +328,17 @@ class Removals:
         yield Emit(ev.GameAbandoned(seat, reason))
         yield Log("warning", f"two seats left, seat {seat} {reason}: abandoned")
 
-    # ---- withdrawing a vote the table went on without ---------------------------------------
+    # ---- withdrawing a vote the table went on without (withdrawal.py) ----------------------
 
     def observe_relay(self, relayer: int, env: Envelope, seen: Container[bytes],
                       now: float) -> Effects:
-        """``relayer`` holds ``env``, an entry we refused, having voted its author out of
-        its epoch (``seen``: our log's digests): it went on without the removal."""
-        ctx = self.ctx
-        author = ctx.seating.seat_of(env.author)
-        if author is None or relayer == author or env.digest() in seen:
-            return
-        ep = ctx.replica.epoch
-        key = (env.round_no, author)
-        if env.round_no != ep.number or not self.votes.voted(ep.number, author, ctx.seat):
-            return
-        seen_by = self.went_on.setdefault(key, set())
-        seen_by.add(relayer)
-        others = set(remaining(ep.participants, removed_in(ctx.replica, ep.number)
-                               | self.hold.held(ep.number), author))
-        if len(others - seen_by) * 2 > len(others):
-            return  # the removal can still win a strict majority: keep waiting for it
-        self.votes.withdraw(ep.number, author, ctx.seat)
-        self.timers.last_heard[author] = max(self.timers.last_heard[author], now)
-        yield Log("warning", f"withdrew our vote against seat {author}: the table went on "
-                             "without the removal")
+        """:meth:`~dudo_p2p.consensus.withdrawal.Withdrawal.observe_relay`."""
+        return self.withdrawal.observe_relay(relayer, env, seen, now)
 
     def observe_chain(self, peer: int, entries: tuple[bytes, ...], seen: Container[bytes],
                       now: float) -> Effects:
-        """``entries`` come from ``peer``'s chain (a sync reply): if they show it went on
-        without a removal we voted for, note it, and withdraw our vote once the removal can
-        no longer win a majority."""
-        for data in entries:
-            if removal_certificate(data) is not None:
-                continue
-            try:
-                agreed = agreed_item(data)
-                env = self.ctx.open(agreed[0] if agreed is not None else data)
-            except RemoteProtocolError:
-                continue
-            yield from self.observe_relay(peer, env, seen, now)
+        """:meth:`~dudo_p2p.consensus.withdrawal.Withdrawal.observe_chain`."""
+        return self.withdrawal.observe_chain(peer, entries, seen, now)
 
     # ---- what a sync reply's removal certificates carry ---------------------------------
 
