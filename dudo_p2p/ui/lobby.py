@@ -254,9 +254,7 @@ class LobbyScene(Scene):
 
     def _draw_quick(self, surface: pygame.Surface) -> None:
         tr = self.tr
-        box = pygame.Rect(40, 120, 580, 210)
-        draw.panel(surface, box)
-        draw.text(surface, tr("lobby.quick"), (60, 136), 34, theme.GOLD)
+        _panel(surface, 120, 210, tr("lobby.quick"))
         for i, n in enumerate(range(1, 6)):
             self.buttons.append(choice_button(
                 pygame.Rect(60 + i * 62, 178, 54, 46), str(n), n == self.n_bots,
@@ -277,10 +275,7 @@ class LobbyScene(Scene):
 
     def _draw_names(self, surface: pygame.Surface) -> None:
         tr = self.tr
-        box = pygame.Rect(40, 346, 580, 406)
-        draw.panel(surface, box)
-        draw.text(surface, tr("lobby.names", n=self.hotseat_players), (60, 362), 34,
-                  theme.GOLD, max_width=540)
+        _panel(surface, 346, 406, tr("lobby.names", n=self.hotseat_players), max_width=540)
         draw.text(surface, tr("lobby.names_hint", n=MAX_NAME_CHARS), (60, 588), 22,
                   theme.MUTED, max_width=540)
         self.buttons.append(Button(pygame.Rect(60, 668, 200, 56), tr("lobby.names_back"),
@@ -292,9 +287,7 @@ class LobbyScene(Scene):
 
     def _draw_tables(self, surface: pygame.Surface) -> None:
         tr = self.tr
-        box = pygame.Rect(40, 346, 580, 240)
-        draw.panel(surface, box)
-        draw.text(surface, tr("lobby.tables"), (60, 362), 34, theme.GOLD)
+        _panel(surface, 346, 240, tr("lobby.tables"))
         self.buttons.append(Button(pygame.Rect(386, 354, 222, 40), tr("lobby.records"),
                                    self.open_records, size=24, name="open_records"))
         if not self.listings:
@@ -304,9 +297,14 @@ class LobbyScene(Scene):
 
     def _draw_join(self, surface: pygame.Surface) -> None:
         tr = self.tr
-        box = pygame.Rect(40, 602, 580, 150)
-        draw.panel(surface, box)
-        draw.text(surface, tr("lobby.join_address"), (60, 618), 34, theme.GOLD)
+        _panel(surface, 602, 150, tr("lobby.join_address"))
         self.buttons.append(Button(pygame.Rect(456, 668, 144, 48), tr("lobby.join"),
                                    lambda: self.join(self.address.value), size=26,
                                    name="join_address"))
+
+
+def _panel(surface: pygame.Surface, top: int, height: int, title: str,
+           max_width: int | None = None) -> None:
+    """A panel of the lobby's left column, from ``top`` and ``height`` high, and its title."""
+    draw.panel(surface, pygame.Rect(40, top, 580, height))
+    draw.text(surface, title, (60, top + 16), 34, theme.GOLD, max_width=max_width)
