@@ -40,6 +40,7 @@ import random
 import select
 import sys
 import time
+from collections.abc import Container
 from pathlib import Path
 
 from dudo_p2p.bench.procs import peak_rss_mb
@@ -70,6 +71,31 @@ def _stdin_closed() -> bool:
     return bool(readable) and not os.read(sys.stdin.fileno(), 4096)
 
 
+class QueuedTo:
+    """Frames our links queued, by the key they went to (the bench's own wrapper of
+    ``Links.send``, in this process only): what a seat sent the other seats, apart from
+    what it sent spectators, counted as the wire saw it. (The desk counts the frames it
+    meant for spectators; some of those a young or full link drops, so the links' total
+    minus the desk's count under-counted the seats' frames when spectators were there.)"""
+
+    def __init__(self, node: Node) -> None:
+        self.counts: dict[bytes, int] = {}
+        links = node.links
+        send = links.send
+
+        def counted(peer_id: bytes, frame: bytes) -> bool:
+            queued = send(peer_id, frame)
+            if queued:
+                self.counts[peer_id] = self.counts.get(peer_id, 0) + 1
+            return queued
+
+        links.send = counted  # type: ignore[method-assign]
+
+    def to(self, keys: Container[bytes]) -> int:
+        """Frames queued to any of ``keys``."""
+        return sum(n for key, n in self.counts.items() if key in keys)
+
+
 def build_node(args: argparse.Namespace) -> Node:
     identity = (keystore.load_or_create(Path(args.identity)) if args.identity
                 else Identity.generate())
@@ -88,6 +114,7 @@ def build_node(args: argparse.Namespace) -> Node:
 def play(node: Node, args: argparse.Namespace) -> None:
     bot = make_bot(args.level, random.Random(args.seed))
     session = NodeSession(node, timer_bot=bot.decide, is_bot=True)
+    queued = QueuedTo(node)
     deadline = time.monotonic() + args.timeout
     taken = 0
     cpu_seated = time.process_time()
@@ -131,7 +158,10 @@ def play(node: Node, args: argparse.Namespace) -> None:
         # and what spectators cost us, counted: frames taken from them, steps that took
         # theirs and no other frame, replies signed for them (watch_desk.py)
         desk = node.desk
+        seats = set(node.machine.seating.pubs) if node.machine is not None else set()
         say("links", json.dumps({**node.links.stats, "to_spectators": desk.sent,
+                                 "to_seats": queued.to(seats),
+                                 "to_others": sum(queued.counts.values()) - queued.to(seats),
                                  "from_spectators": desk.received,
                                  "spectator_steps": desk.steps,
                                  "spectator_signed": desk.signed}))

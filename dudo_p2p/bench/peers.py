@@ -281,10 +281,10 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
         raise ChildFailed(f"a spectator verified no move: {table.watched}")
     host_cpu = table.logs[0].cpu_s
     others = [log.cpu_s for log in table.logs[1:] if log.cpu_s is not None]
-    # what a seat sends the other seats, and apart what it sends its spectators
+    # what a seat sends the other seats (links.to_seats: the frames its links queued to
+    # seats' keys, bench/peer.py), and apart what it sends its spectators
     # (links.to_spectators: the desk's count, watch_desk.py)
-    sent = [log.links["sent"] - log.links.get("to_spectators", 0)
-            for log in table.logs if "sent" in log.links]
+    sent = [log.links["to_seats"] for log in table.logs if "to_seats" in log.links]
     told = [log.links.get("to_spectators", 0) for log in table.logs if "sent" in log.links]
     # what spectators cost the seats, counted (not timed): frames taken from them, steps
     # that took their frames and no other (wake-ups they may have caused), replies signed

@@ -116,5 +116,11 @@ def test_spectators_at_idle_priority_run_under_sched_idle_and_are_counted() -> N
     # other seat serves the log (§4.9 rotation): its ask there, the answers signed there
     assert host["from_spectators"] >= 1 and host["to_spectators"] >= 3
     assert other["from_spectators"] >= 1 and other["spectator_signed"] >= 1
+    # frames to the other seat counted as queued to its key, apart from those queued to
+    # anyone else (the spectator: the desk's count is what it meant to send, some of which
+    # a young link may have dropped); both within what the links queued in all
+    for links in (host, other):
+        assert links["to_seats"] >= 1 and links["to_seats"] + links["to_others"] <= links["sent"]
+    assert host["to_others"] >= 1  # the genesis the host handed the spectator
     with pytest.raises(ValueError, match="priority"):
         Table(2, pace=0.0, spectators=1, priority="low")

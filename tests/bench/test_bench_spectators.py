@@ -1,53 +1,153 @@
-"""The spectator comparison's p99 (bench/spectators.py): pooled bids, and the interval the
-verdict reads: distribution-free, so it holds the true p99 of any distribution at least 95 %
-of the time (checked on seeded samples of two shapes), open above when too few bids."""
+"""The spectator comparison's verdict (bench/equivalence.py, bench/spectators.py): paired
+differences, their 95 % interval, a stated margin, and the three answers. It must be able to
+say "changed": a deliberately costly spectator (a fake measure whose runs with spectators
+cost the seats more) is called changed, a free one unchanged, a noisy one can't tell; and
+over many seeded sections with no change it says "changed" at most about 5 % of the time."""
 
 from __future__ import annotations
 
-import math
+import ast
+import inspect
 import random
+import statistics
+from pathlib import Path
 
 import pytest
 
-from dudo_p2p.bench.spectators import _pooled_p99, p99_interval
+from dudo_p2p.bench import main as bench_main
+from dudo_p2p.bench.equivalence import (
+    CANT_TELL,
+    CHANGED,
+    UNCHANGED,
+    judge,
+    overall,
+    paired_interval,
+    t975,
+)
+from dudo_p2p.bench.figures import Value
+from dudo_p2p.bench.spectators import COMPARED, MARGINS, with_spectators
 
 
-@pytest.mark.parametrize(("draw", "p99"), [
-    (lambda r: r.expovariate(1.0), math.log(100)),  # a long tail, as bid latencies have
-    (lambda r: r.random(), 0.99),
-])
-def test_the_interval_holds_the_true_p99_at_least_95_percent_of_the_time(
-    draw: object, p99: float,
-) -> None:
-    rng = random.Random(20)
-    held = 0
-    for _ in range(400):
-        lo, hi = p99_interval([draw(rng) for _ in range(500)])  # type: ignore[operator]
-        assert hi is not None
-        held += lo <= p99 <= hi
-    assert held / 400 >= 0.95
-
-
-def test_500_bids_give_the_11th_slowest_to_the_slowest_and_100_are_open_above() -> None:
-    bids = [float(k) for k in range(1, 501)]
-    random.Random(1).shuffle(bids)
-    assert p99_interval(bids) == (490.0, 500.0)
-    lo, hi = p99_interval([float(k) for k in range(1, 101)])
-    assert lo == 97.0 and hi is None  # the slowest of 100 is below the p99 37 % of the time
+def test_t_quantiles_and_the_interval_of_known_pairs() -> None:
+    assert t975(1) == 12.706 and t975(6) == 2.447 and t975(30) == 2.042
+    assert abs(t975(60) - 2.000) < 0.002 and abs(t975(120) - 1.980) < 0.002
     with pytest.raises(ValueError):
-        p99_interval([])
+        t975(0)
+    mean, low, high = paired_interval([1.0, 2.0, 3.0, 4.0])  # sd 1.291, se 0.6455
+    assert mean == 2.5 and low is not None and high is not None
+    assert abs(high - (2.5 + 3.182 * 0.6455)) < 1e-3 and abs(low - (2.5 - 3.182 * 0.6455)) < 1e-3
+    assert paired_interval([3.0]) == (3.0, None, None)
+    with pytest.raises(ValueError):
+        paired_interval([])
 
 
-def test_the_verdict_reads_the_pooled_p99_against_the_interval_without() -> None:
-    rng = random.Random(3)
-    without = [rng.expovariate(0.1) for _ in range(500)]
-    said: list[str] = []
-    out = _pooled_p99([without, without, [x * 1.01 for x in without]], 4, said.append)
-    assert out["bid_final_ms_p99_pooled_nospec"] == sorted(without)[494]
-    interval = out["bid_final_ms_p99_pooled_interval"]
-    assert isinstance(interval, dict) and interval["nospec_bids"] == 500
-    assert said[-1].endswith("(idle priority): not worse")
-    _pooled_p99([without, without, [x * 3 for x in without]], 4, said.append)
-    assert said[-1].endswith("WORSE")
-    _pooled_p99([without[:100], without[:100], without[:100]], 4, said.append)
-    assert said[-1].endswith("too few bids to judge")
+def test_the_three_answers_and_their_edges() -> None:
+    assert judge([0.1, -0.1, 0.05, -0.05], 1.0).verdict == UNCHANGED
+    assert judge([2.0, 2.1, 1.9, 2.05], 1.0).verdict == CHANGED
+    assert judge([-2.0, -2.1, -1.9, -2.05], 1.0).verdict == CHANGED  # either way
+    assert judge([1.0, 1.1, 0.9, 1.05], 1.0).verdict == CANT_TELL  # straddles the margin
+    assert judge([5.0, -5.0, 4.0, -4.0], 1.0).verdict == CANT_TELL  # too noisy
+    assert judge([0.0], 1.0).verdict == CANT_TELL  # one pair: no interval
+    assert judge([0.0, 0.0], 1.0).verdict == UNCHANGED  # (no spread: the interval is a point)
+    with pytest.raises(ValueError):
+        judge([0.0, 0.0], 0.0)
+    a, b, c = (judge(d, 1.0) for d in ([0.0, 0.1], [2.0, 2.1], [5.0, -5.0]))
+    assert overall([a, a]) == UNCHANGED and overall([a, b, c]) == CHANGED
+    assert overall([a, c]) == CANT_TELL
+    figure = b.as_figure()
+    assert figure["changed"] == 1.0 and figure["unchanged"] == 0.0 and figure["pairs"] == 2.0
+    assert "low" not in judge([0.0], 1.0).as_figure()
+
+
+class FakeTable:
+    """Stands in for measure_bids: figures drawn around a base that drifts with the load
+    (the same drift for both sides of a run at the same moment), plus ``cost`` for a run
+    with spectators: a fraction added to the latency and the seats' CPU, frames added."""
+
+    def __init__(self, seed: int, cost: float = 0.0, noise: float = 0.03,
+                 drift: float = 0.02) -> None:
+        self.rng = random.Random(seed)
+        self.cost = cost
+        self.noise = noise
+        self.drift = drift
+        self.calls: list[int] = []
+        self.load = 1.0
+
+    def __call__(self, n: int, want: int, rtt: object, *, timeout: float, spectators: int,
+                 priority: str, keep: list[float]) -> dict[str, Value]:
+        assert n == 6 and priority == "idle"
+        self.calls.append(spectators)
+        self.load *= 1 + self.rng.gauss(0, self.drift)  # a machine whose load wanders
+        extra = 1 + (self.cost if spectators else 0.0)
+
+        def draw(base: float) -> float:
+            return base * self.load * extra * (1 + self.rng.gauss(0, self.noise))
+
+        bids = [draw(14.0) * self.rng.expovariate(1.0) ** 0.3 for _ in range(want)]
+        keep.extend(bids)
+        host, others = draw(5.0), draw(5.0)
+        figures: dict[str, Value] = {key: 0.0 for key in COMPARED}
+        figures.update(
+            bid_final_ms_p50=statistics.median(bids), bid_final_ms_p99=sorted(bids)[-2],
+            peer_cpu_ms_per_action=(host + 5 * others) / 6, host_cpu_ms_per_action=host,
+            others_cpu_ms_per_action=others, host_extra_cpu_ms_per_action=host - others,
+            seat_frames_per_action=6.5 * (1 + (self.cost if spectators else 0.0))
+            + self.rng.gauss(0, 0.02),
+            spectator_moves_min=40.0 if spectators else None)
+        return figures
+
+
+def _section(fake: FakeTable, pairs: int = 7) -> dict[str, Value]:
+    return with_spectators(False, pairs=pairs, bids=80, say=lambda _: None, measure=fake)
+
+
+def test_a_free_spectator_is_unchanged_and_the_order_alternates() -> None:
+    fake = FakeTable(seed=1, noise=0.02)
+    out = _section(fake)
+    assert fake.calls == [0, 4, 4, 0] * 3 + [0, 4]
+    verdict = out["spectator_verdict"]
+    assert isinstance(verdict, dict)
+    assert verdict == {"unchanged": 5.0, "changed": 0.0, "cant_tell": 0.0, "pairs": 7.0,
+                       "overall": 1.0}
+    runs = out["bid_final_ms_p50_runs"]
+    assert isinstance(runs, dict) and len(runs) == 14 and "4idle_7" in runs
+
+
+def test_a_deliberately_costly_spectator_is_changed() -> None:
+    out = _section(FakeTable(seed=2, cost=0.30, noise=0.02))
+    verdict = out["spectator_verdict"]
+    assert isinstance(verdict, dict) and verdict["overall"] == -1.0
+    for key in ("bid_final_ms_p50", "peer_cpu_ms_per_action", "seat_frames_per_action"):
+        judged = out[f"{key}_judged"]
+        assert isinstance(judged, dict) and judged["changed"] == 1.0, key
+        assert judged["low"] > judged["margin"]
+
+
+def test_a_noisy_machine_cannot_tell() -> None:
+    out = _section(FakeTable(seed=3, noise=0.40, drift=0.10), pairs=3)
+    verdict = out["spectator_verdict"]
+    assert isinstance(verdict, dict) and verdict["overall"] == 0.0
+    assert verdict["cant_tell"] >= 1 and verdict["changed"] == 0.0
+
+
+def test_with_no_change_it_says_changed_at_most_about_5_percent_of_the_time() -> None:
+    # the false alarm rate of one figure, over seeded sections whose two sides are the same
+    # distribution (noise 10 %, a margin of 10 % of the median): at most 2.5 % a side
+    rng = random.Random(20)
+    said = [judge([rng.gauss(0, 1.0) - rng.gauss(0, 1.0) for _ in range(7)], 0.3).verdict
+            for _ in range(2000)]
+    assert said.count(CHANGED) / len(said) <= 0.05
+    # and a change at twice the margin is called changed most of the time
+    said = [judge([rng.gauss(0.6, 0.1) - rng.gauss(0, 0.1) for _ in range(7)], 0.3).verdict
+            for _ in range(500)]
+    assert said.count(CHANGED) / len(said) >= 0.9
+
+
+def test_the_bench_table_lists_every_judged_figure() -> None:
+    keys = {f.key for f in bench_main.BY_NAME["spectators"].figures}
+    assert {f"{key}_judged" for key in MARGINS} <= keys
+    assert {f"{key}_delta_idle" for key in COMPARED} <= keys
+    # the margins are constants stated in the source, not computed from a run
+    source = Path(inspect.getfile(with_spectators)).read_text()
+    assert any(isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "MARGINS"
+               for node in ast.parse(source).body)
