@@ -234,7 +234,7 @@ class App:
                 if pygame.display.get_surface() is not None:
                     pygame.display.flip()
                 dirty = False
-            if screenshot is not None and getattr(self.scene, "screenshot_ready", False):
+            if screenshot is not None and self.scene.screenshot_ready:
                 pygame.image.save(self.canvas, screenshot)
                 return 0
             if max_seconds is not None and time.monotonic() - started > max_seconds:

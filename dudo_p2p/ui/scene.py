@@ -126,6 +126,12 @@ class Scene:
         time.sleep(seconds)
         return False
 
+    @property
+    def screenshot_ready(self) -> bool:
+        """True when ``--screenshot`` may take its picture now (the table's, once it shows a
+        bid: table_core.py); other screens never."""
+        return False
+
     def take_changed(self) -> bool:
         """True (once) when the screen must be drawn again though no input came; scenes that
         know when they change override it, so an idle table costs no drawing at all."""
