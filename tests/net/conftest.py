@@ -1,5 +1,6 @@
 """Fixtures for the transport tests: a ZeroMQ context, Links and Discovery factories that
-always close what they made, free ports, and bounded waits (poll with a deadline, no sleeps)."""
+always close what they made, free ports, bounded waits (poll with a deadline, no sleeps) and
+the demo peers a test starts (killed at the end)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 import zmq
-from net_helpers import free_udp_port
+from net_helpers import DemoRun, free_udp_port
 
 from dudo_p2p.net.discovery import LOOPBACK_BROADCAST, Discovery
 from dudo_p2p.net.links import Links
@@ -72,3 +73,12 @@ def make_discovery(beacon_port: int) -> Iterator[Callable[..., Discovery]]:
         discovery.close()
 
 
+
+
+@pytest.fixture
+def runs() -> Iterator[list[DemoRun]]:
+    """Demo peer processes a test starts; killed at the end."""
+    started: list[DemoRun] = []
+    yield started
+    for run in started:
+        run.kill()

@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from net_helpers import DemoRun, free_udp_port
 
 pytestmark = pytest.mark.e2e
 
 LOOPBACK = ["--bind", "127.0.0.1", "--broadcast", "127.255.255.255"]
-
-
-@pytest.fixture
-def runs() -> Iterator[list[DemoRun]]:
-    started: list[DemoRun] = []
-    yield started
-    for run in started:
-        run.kill()
 
 
 def test_three_demo_peers_discover_and_greet_each_other(runs: list[DemoRun]) -> None:

@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from net_helpers import DemoRun
 from netns import NetnsLab, bridged_lan, routed_subnets
 
 pytestmark = [pytest.mark.netns, pytest.mark.e2e]
-
-
-
-@pytest.fixture
-def runs() -> Iterator[list[DemoRun]]:
-    started: list[DemoRun] = []
-    yield started
-    for run in started:
-        run.kill()
 
 
 def test_three_namespaces_on_one_bridge_discover_each_other_by_broadcast(
