@@ -133,7 +133,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         _consensus, needs=("rtt",)),
     Measurement("spectators", "the consensus figures without and with 4 `dudo-p2p watch` "
                 "spectators joining the host (under SCHED_IDLE once started: on a LAN each "
-                "has a machine of its own), 6 peers, 80 bids a run, 7 back-to-back pairs "
+                "has a machine of its own), 6 peers, 100 bids a run, 7 back-to-back pairs "
                 "(the order alternating): medians without (_nospec) and with (_4spec_idle), "
                 "the pairs' mean difference (_delta_idle); each judged figure (_judged) with "
                 "its 95 % interval against a stated margin: unchanged, changed or can't tell "

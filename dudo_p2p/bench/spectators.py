@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from dudo_p2p.bench.equivalence import CANT_TELL, CHANGED, UNCHANGED, Judgement, judge, overall
 from dudo_p2p.bench.figures import Value, percentile
-from dudo_p2p.bench.peers import measure_bids
+from dudo_p2p.bench.peers import bytecode_cached, measure_bids
 
 # the figures with_spectators reports, without and with spectators
 COMPARED = ("bid_final_ms_p50", "bid_final_ms_p99", "peer_cpu_ms_per_action",
@@ -23,8 +23,8 @@ COMPARED = ("bid_final_ms_p50", "bid_final_ms_p99", "peer_cpu_ms_per_action",
             "spectator_frames_per_action", "from_spectators_per_action",
             "spectator_steps_per_action", "spectator_signed_per_action")
 # The figures judged, each with its equivalence margin: the largest change, either way, that
-# still counts as none, as a fraction of a figure's median without spectators (named: the
-# host's CPU above the others' is read against the host's CPU). Stated before any run, not
+# still counts as none, as a fraction of a figure without spectators in the same pair (named:
+# the host's CPU above the others' is read against the host's CPU). Stated before any run, not
 # fitted to one: a tenth of the bid latency's median or of a seat's CPU per action; a fifth
 # of the p99 (a run's p99 is its second-slowest bid: a tail, noisier); a fiftieth of the
 # frames a seat sends the other seats per action (counted, not timed: nearly exact).
@@ -38,7 +38,7 @@ MARGINS: dict[str, tuple[float, str]] = {
 # A full run: this many pairs (without, with), each run BIDS bids agreed by all 6 seats; the
 # section takes about 2 minutes on an idle 2-core machine (one pair: ~15 s)
 PAIRS = 7
-BIDS = 80
+BIDS = 100  # (a run's p99 is then its 2nd-slowest bid, as the consensus section's of 150)
 # The spectators run under SCHED_IDLE once started (peers.SPECTATOR_PRIORITIES): on a LAN
 # each spectator runs on a machine of its own; here 4 verifying processes share the seats' 2
 # cores, and at normal priority the scheduler makes a seat that wakes wait behind them.
@@ -58,8 +58,9 @@ def with_spectators(quick: bool, count: int = 4, *, pairs: int | None = None,
     the 1st pair, with first in the 2nd, ...), ``bids`` agreed bids a run (BIDS; 30 with
     ``quick``). For each figure of COMPARED: the median of the runs without
     (``..._nospec``) and with (``..._4spec_idle``), and ``..._delta_idle``, the mean of the
-    pairs' differences (with minus without). For each figure of MARGINS, ``..._judged``: that
-    mean, its 95 % interval, the margin and the verdict (equivalence.Judgement.as_figure);
+    pairs' differences (with minus without). For each figure of MARGINS, ``..._judged``: the
+    mean of the pairs' differences as fractions of their pair's figure without (MARGINS), its
+    95 % interval, the margin and the verdict (equivalence.Judgement.as_figure);
     ``spectator_verdict`` counts the verdicts, and ``overall`` is 1 when all are unchanged,
     -1 when one changed, 0 when we can't tell. The figures: bid latency p50/p99; CPU per
     action of a seat (the mean of all six), of the host (which the spectators join), of the
@@ -77,11 +78,12 @@ def with_spectators(quick: bool, count: int = 4, *, pairs: int | None = None,
     runs: list[tuple[dict[str, Value], dict[str, Value]]] = []
     pooled: tuple[list[float], list[float]] = ([], [])
     load = os.getloadavg()[0]
+    env = bytecode_cached()  # (shorter starts: peers.bytecode_cached)
     for pair in range(pairs):
         one: dict[int, dict[str, Value]] = {}
         for side in ((0, 1) if pair % 2 == 0 else (1, 0)):
             one[side] = measure(6, want, None, timeout=90.0, spectators=count if side else 0,
-                                priority=priority, keep=pooled[side])
+                                priority=priority, keep=pooled[side], env=env)
         runs.append((one[0], one[1]))
         tell(f"bench: spectators: pair {pair + 1} of {pairs} (load {os.getloadavg()[0]:.1f}, "
              f"{'without' if pair % 2 == 0 else 'with'} first): " + "; ".join(
@@ -116,21 +118,23 @@ def with_spectators(quick: bool, count: int = 4, *, pairs: int | None = None,
 
 def _judge(runs: list[tuple[dict[str, Value], dict[str, Value]]],
            tell: Callable[[str], None]) -> dict[str, Judgement]:
-    """Each figure of MARGINS judged on the pairs' differences (a pair missing the figure on
-    a side is left out), said in words."""
+    """Each figure of MARGINS judged on the pairs' differences, each as a fraction of its
+    pair's reference figure without spectators (so a pair on a loaded machine, where every
+    figure is larger, weighs as much as one on an idle machine, and the margin is the
+    fraction MARGINS states); a pair missing the figure is left out. Said in words."""
     judged: dict[str, Judgement] = {}
     for key, (fraction, of) in MARGINS.items():
-        reference = [v for without, _ in runs if isinstance(v := without[of], float)]
-        diffs = [b - a for a, b in ((w[key], s[key]) for w, s in runs)
-                 if isinstance(a, float) and isinstance(b, float)]
-        if not reference or not diffs:
+        diffs = [(b - a) / ref for a, b, ref in ((w[key], s[key], w[of]) for w, s in runs)
+                 if isinstance(a, float) and isinstance(b, float) and isinstance(ref, float)
+                 and ref > 0]
+        if not diffs:
             continue
-        margin = fraction * abs(statistics.median(reference))
-        if margin <= 0:
-            continue
-        judged[key] = judge(diffs, margin)
-        tell(f"bench: spectators: {key}: with minus without {judged[key]} "
-             f"({fraction:.0%} of {of} without)")
+        judged[key] = judge(diffs, fraction)
+        j = judged[key]
+        shown = (f"[{j.low:+.1%}, {j.high:+.1%}]" if j.low is not None and j.high is not None
+                 else "[no interval]")
+        tell(f"bench: spectators: {key}: with minus without {j.delta:+.1%} {shown} of {of} "
+             f"without, against +-{fraction:.0%}: {j.verdict}")
     return judged
 
 

@@ -74,8 +74,8 @@ class FakeTable:
         self.load = 1.0
 
     def __call__(self, n: int, want: int, rtt: object, *, timeout: float, spectators: int,
-                 priority: str, keep: list[float]) -> dict[str, Value]:
-        assert n == 6 and priority == "idle"
+                 priority: str, keep: list[float], env: dict[str, str]) -> dict[str, Value]:
+        assert n == 6 and priority == "idle" and "PYTHONDONTWRITEBYTECODE" not in env
         self.calls.append(spectators)
         self.load *= 1 + self.rng.gauss(0, self.drift)  # a machine whose load wanders
         extra = 1 + (self.cost if spectators else 0.0)
@@ -121,6 +121,8 @@ def test_a_deliberately_costly_spectator_is_changed() -> None:
         judged = out[f"{key}_judged"]
         assert isinstance(judged, dict) and judged["changed"] == 1.0, key
         assert judged["low"] > judged["margin"]
+        # each pair's difference is a fraction of its own figure without: the cost, 30 %
+        assert abs(judged["delta"] - 0.30) < 0.05, key
 
 
 def test_a_noisy_machine_cannot_tell() -> None:
