@@ -15,8 +15,17 @@ import pytest
 
 from dudo_p2p.node.node import Node
 from dudo_p2p.rules import Bid, Dudo, Raise
-from dudo_p2p.session import ActionTaken, Event, TimerPlayed, TurnTimer
+from dudo_p2p.session import (
+    ActionTaken,
+    Event,
+    GameOver,
+    PlayerLeft,
+    Reason,
+    TimerPlayed,
+    TurnTimer,
+)
 from dudo_p2p.session.node_session import NodeSession
+from dudo_p2p.session.turn_timer import TurnDeadlines
 from dudo_p2p.ui import draw, words
 from dudo_p2p.ui.i18n import Tr
 
@@ -93,6 +102,21 @@ def test_another_seats_act_after_its_deadline_is_said_as_the_timers() -> None:
     node.now = 999.0  # a table with no timer: never said
     node.events = [ActionTaken(Dudo(1))]
     assert not [e for e in session.poll_events() if isinstance(e, TimerPlayed)]
+
+
+def test_our_deadline_goes_when_we_are_removed_or_the_game_ends_not_when_others_leave() -> None:
+    turns = TurnDeadlines()
+    assert turns.follow(TurnTimer(0, 110.0), 0, lambda: 100.0) is None
+    assert turns.ours == 110.0
+    turns.follow(PlayerLeft(1, Reason.QUIT), 0, lambda: 100.0)  # another seat: still ours
+    assert turns.ours == 110.0
+    turns.follow(PlayerLeft(0, Reason.TIMEOUT), 0, lambda: 100.0)  # we were removed
+    assert turns.ours is None
+    turns.follow(TurnTimer(0, 120.0), 0, lambda: 100.0)
+    turns.follow(GameOver(1), 0, lambda: 100.0)  # the game ended: no timer turn to play
+    assert turns.ours is None
+    turns.follow(TurnTimer(1, 130.0), 0, lambda: 100.0)  # another seat's turn: not ours
+    assert turns.ours is None
 
 
 def test_the_words_in_both_languages(clock: FakeClock, surface: pygame.Surface,
