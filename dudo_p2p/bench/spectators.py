@@ -26,14 +26,17 @@ COMPARED = ("bid_final_ms_p50", "bid_final_ms_p99", "peer_cpu_ms_per_action",
 # still counts as none, as a fraction of a figure without spectators in the same pair (named:
 # the host's CPU above the others' is read against the host's CPU). Stated before any run, not
 # fitted to one: a tenth of the bid latency's median or of a seat's CPU per action; a fifth
-# of the p99 (a run's p99 is its second-slowest bid: a tail, noisier); a fiftieth of the
-# frames a seat sends the other seats per action (counted, not timed: nearly exact).
+# of the p99 (a run's p99 is its second-slowest bid: a tail, noisier); a twentieth of the
+# frames a seat sends the other seats per action. (That one was a fiftieth for the first 3
+# runs, taking the count for nearly exact; it is not: it holds the heartbeats and re-sends,
+# which follow the timing: one run without spectators at load 11 sent 6.86 a seat per action
+# where the other 6 sent 6.44-6.68, a pair's difference of -5.7 %.)
 MARGINS: dict[str, tuple[float, str]] = {
     "bid_final_ms_p50": (0.10, "bid_final_ms_p50"),
     "bid_final_ms_p99": (0.20, "bid_final_ms_p99"),
     "peer_cpu_ms_per_action": (0.10, "peer_cpu_ms_per_action"),
     "host_extra_cpu_ms_per_action": (0.10, "host_cpu_ms_per_action"),
-    "seat_frames_per_action": (0.02, "seat_frames_per_action"),
+    "seat_frames_per_action": (0.05, "seat_frames_per_action"),
 }
 # A full run: this many pairs (without, with), each run BIDS bids agreed by all 6 seats; the
 # section takes about 2 minutes on an idle 2-core machine (one pair: ~15 s)
