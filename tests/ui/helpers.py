@@ -69,11 +69,12 @@ class TextRecorder:
         return [m for m, _, _ in self.drawn]
 
 
-def table_app(clock: FakeClock, surface: pygame.Surface, lang: str,
+def table_app(clock: FakeClock, surface: pygame.Surface, lang: str, kind: str = "bots",
               **kw: object) -> tuple[App, TableScene]:
-    """An app on an in-process bot table of ``TableRequest("bots", **kw)``, no delays."""
+    """An app on an in-process table of ``TableRequest(kind, **kw)`` (bots, or hot-seat
+    players), no delays."""
     app = App(bot_tables, lang, clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
-    app.start_table(TableRequest("bots", **kw))  # type: ignore[arg-type]
+    app.start_table(TableRequest(kind, **kw))  # type: ignore[arg-type]
     assert isinstance(app.scene, TableScene)
     return app, app.scene
 

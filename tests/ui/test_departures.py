@@ -24,11 +24,10 @@ from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import words
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.i18n import CATALOGUE, PALIFICO_MODE_KEYS, Tr
-from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
-from .helpers import bot_tables, key
+from .helpers import key, table_app
 
 NAMES = ("Ana", "Bruno", "Carmen")
 
@@ -63,12 +62,10 @@ def test_every_removal_reason_and_cheat_kind_has_its_own_sentence(lang: str) -> 
 
 
 def _scene(clock: FakeClock, surface: pygame.Surface) -> tuple[App, TableScene, LocalSession]:
-    app = App(bot_tables, "en", clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
-    app.start_table(TableRequest("bots", bots=2, seed=3))  # type: ignore[arg-type]
-    assert isinstance(app.scene, TableScene)
-    session = app.scene.session
+    app, scene = table_app(clock, surface, "en", bots=2, seed=3)
+    session = scene.session
     assert isinstance(session, LocalSession)
-    return app, app.scene, session
+    return app, scene, session
 
 
 def test_a_quiet_seat_is_shown_disconnected_then_back(

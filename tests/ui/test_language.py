@@ -14,11 +14,9 @@ from dudo_p2p.ui import words
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.i18n import Tr
 from dudo_p2p.ui.lobby import LobbyScene
-from dudo_p2p.ui.request import TableRequest
-from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
-from .helpers import TextRecorder, bot_tables, click_button, key
+from .helpers import TextRecorder, bot_tables, click_button, key, table_app
 
 # words only the Spanish screen uses (the game terms ¡Dudo!/¡Calzo! are Spanish in both)
 SPANISH_ONLY = ("Jugador", "Ronda", "pierde", "dudó", "Mesa", "Apuestas", "sin tiempo")
@@ -40,10 +38,7 @@ def test_the_lobby_switches_language_with_its_button_and_with_l(
 
 def test_switching_language_mid_game_changes_every_string_on_screen(
         clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder) -> None:
-    app = App(bot_tables, "es", clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
-    app.start_table(TableRequest("bots", bots=3, seed=5))
-    scene = app.scene
-    assert isinstance(scene, TableScene)
+    app, scene = table_app(clock, surface, "es", bots=3, seed=5)
     session = scene.session
     assert isinstance(session, LocalSession)
     reveals = 0

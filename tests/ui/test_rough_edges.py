@@ -14,7 +14,6 @@ from dudo_p2p.ui import draw, widgets
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.i18n import CATALOGUE, Tr
 from dudo_p2p.ui.lobby import LobbyScene
-from dudo_p2p.ui.request import TableRequest
 from dudo_p2p.ui.side_panel import HISTORY_LINES, history_window
 from dudo_p2p.ui.table import TableScene
 from dudo_p2p.ui.table_layout import own_hand_rect
@@ -32,10 +31,7 @@ def _bid_stands_at_our_turn(scene: TableScene) -> bool:
 def _hotseat_until(clock: FakeClock, surface: pygame.Surface, seed: int,
                    done: Callable[[TableScene], bool]) -> tuple[App, TableScene]:
     """A two-player hot-seat table, each raising by the least (Enter), until ``done``."""
-    app = App(bot_tables, "es", clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
-    app.start_table(TableRequest("hotseat", players=2, seed=seed))
-    scene = app.scene
-    assert isinstance(scene, TableScene)
+    app, scene = table_app(clock, surface, "es", "hotseat", players=2, seed=seed)
     for _ in range(400):
         clock.advance(0.05)
         app.frame()

@@ -30,7 +30,7 @@ from dudo_p2p.ui.table_layout import plate_rect, seat_pos
 from dudo_p2p.ui.talk import BUBBLE_S, TalkBoard
 
 from .conftest import FakeClock
-from .helpers import TextRecorder, bot_tables, click, key, play_until, table_app
+from .helpers import TextRecorder, click, key, play_until, table_app
 
 PEER = Path(__file__).with_name("talk_peer.py")
 FLOOD = 20
@@ -165,10 +165,7 @@ def test_talk_from_a_peer_process_shows_on_our_table_and_its_flood_is_dropped(
 
 def test_no_talk_at_a_hot_seat_table_and_unknown_phrases_are_ignored(
         clock: FakeClock, surface: pygame.Surface, recorder: TextRecorder) -> None:
-    app = App(bot_tables, "es", clock, surface=surface, bot_delay=0.0, reveal_hold=0.0)
-    app.start_table(TableRequest("hotseat", players=2, seed=1))
-    scene = app.scene
-    assert isinstance(scene, TableScene)
+    app, scene = table_app(clock, surface, "es", "hotseat", players=2, seed=1)
     key(app, pygame.K_1)  # everyone is at this screen: nothing to say across the table
     assert scene.model.talk.shown(clock()) == {} and "¡Mentiroso!" not in recorder.frame(app)
     app2, bots = table_app(clock, surface, "es", bots=2, seed=3)
