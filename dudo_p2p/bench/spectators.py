@@ -60,7 +60,8 @@ def with_spectators(quick: bool, count: int = 4, *, pairs: int | None = None,
     back-to-back pairs (PAIRS; 2 with ``quick``), the order alternating (without first in
     the 1st pair, with first in the 2nd, ...), ``bids`` agreed bids a run (BIDS; 30 with
     ``quick``). For each figure of COMPARED: the median of the runs without
-    (``..._nospec``) and with (``..._4spec_idle``), and ``..._delta_idle``, the mean of the
+    (``..._nospec``) and with (``..._4spec_idle``; ``_4spec`` at normal ``priority``), and
+    ``..._delta_idle`` (``_delta``), the mean of the
     pairs' differences (with minus without). For each figure of MARGINS, ``..._judged``: the
     mean of the pairs' differences as fractions of their pair's figure without (MARGINS), its
     95 % interval, the margin and the verdict (equivalence.Judgement.as_figure);
@@ -71,7 +72,7 @@ def with_spectators(quick: bool, count: int = 4, *, pairs: int | None = None,
     frames a seat sends the other seats per action, and apart those it sends spectators;
     counted over all seats per action: frames taken from spectators, steps that took
     spectators' frames and no other, replies signed for spectators. ``..._runs`` keeps each
-    run's p50 and seat CPU (``nospec_1``, ``4idle_1``, ...); ``..._pooled_...`` the p99 of
+    run's p50 and seat CPU (``nospec_1``, ``4spec_idle_1``, ...); ``..._pooled_...`` the p99 of
     each side's bids pooled; ``spectator_load`` the load average before and after. ``say``
     gets a line per pair and one per verdict (default: stderr). ``measure``: measure_bids
     (tests give a fake)."""
@@ -97,7 +98,7 @@ def with_spectators(quick: bool, count: int = 4, *, pairs: int | None = None,
                      ("seat_frames_per_action", "frames to seats"),
                      ("spectator_frames_per_action", "to spectators"),
                      ("from_spectators_per_action", "from spectators"))))
-    out = _medians(runs, count)
+    out = _medians(runs, f"{count}spec{_suffix(priority)}", _suffix(priority))
     judged = _judge(runs, tell)
     out.update({f"{key}_judged": j.as_figure() for key, j in judged.items()})
     words = [j.verdict for j in judged.values()]
@@ -106,7 +107,7 @@ def with_spectators(quick: bool, count: int = 4, *, pairs: int | None = None,
         "unchanged": float(words.count(UNCHANGED)), "changed": float(words.count(CHANGED)),
         "cant_tell": float(words.count(CANT_TELL)), "pairs": float(len(runs)),
         "overall": {UNCHANGED: 1.0, CHANGED: -1.0}.get(verdict, 0.0)}
-    for side, name in enumerate(("nospec", f"{count}spec_idle")):
+    for side, name in enumerate(("nospec", f"{count}spec{_suffix(priority)}")):
         if pooled[side]:
             out[f"bid_final_ms_p99_pooled_{name}"] = percentile(pooled[side], 99)
     out["spectator_moves_min"] = min((v for _, w in runs
@@ -141,8 +142,14 @@ def _judge(runs: list[tuple[dict[str, Value], dict[str, Value]]],
     return judged
 
 
+def _suffix(priority: str) -> str:
+    """How the keys name the spectators' priority: ``_4spec_idle``, ``_delta_idle`` at idle
+    priority; ``_4spec``, ``_delta`` at normal priority."""
+    return "_idle" if priority == "idle" else ""
+
+
 def _medians(runs: list[tuple[dict[str, Value], dict[str, Value]]],
-             count: int) -> dict[str, Value]:
+             name: str, suffix: str) -> dict[str, Value]:
     out: dict[str, Value] = {}
     for key in COMPARED:
         without = [v for w, _ in runs if isinstance(v := w[key], float)]
@@ -150,11 +157,11 @@ def _medians(runs: list[tuple[dict[str, Value], dict[str, Value]]],
         diffs = [b - a for a, b in ((w[key], s[key]) for w, s in runs)
                  if isinstance(a, float) and isinstance(b, float)]
         out[f"{key}_nospec"] = statistics.median(without) if without else None
-        out[f"{key}_{count}spec_idle"] = statistics.median(with_) if with_ else None
-        out[f"{key}_delta_idle"] = statistics.fmean(diffs) if diffs else None
+        out[f"{key}_{name}"] = statistics.median(with_) if with_ else None
+        out[f"{key}_delta{suffix}"] = statistics.fmean(diffs) if diffs else None
     for key in ("bid_final_ms_p50", "peer_cpu_ms_per_action"):
-        out[f"{key}_runs"] = {f"{name}_{i + 1}": v
-                              for side, name in enumerate(("nospec", f"{count}idle"))
+        out[f"{key}_runs"] = {f"{side_name}_{i + 1}": v
+                              for side, side_name in enumerate(("nospec", name))
                               for i, pair in enumerate(runs)
                               if isinstance(v := pair[side][key], float)}
     return out

@@ -71,11 +71,13 @@ class FakeTable:
         self.noise = noise
         self.drift = drift
         self.calls: list[int] = []
+        self.priorities: set[str] = set()
         self.load = 1.0
 
     def __call__(self, n: int, want: int, rtt: object, *, timeout: float, spectators: int,
                  priority: str, keep: list[float], env: dict[str, str]) -> dict[str, Value]:
-        assert n == 6 and priority == "idle" and "PYTHONDONTWRITEBYTECODE" not in env
+        assert n == 6 and "PYTHONDONTWRITEBYTECODE" not in env
+        self.priorities.add(priority)
         self.calls.append(spectators)
         self.load *= 1 + self.rng.gauss(0, self.drift)  # a machine whose load wanders
         extra = 1 + (self.cost if spectators else 0.0)
@@ -104,13 +106,22 @@ def _section(fake: FakeTable, pairs: int = 7) -> dict[str, Value]:
 def test_a_free_spectator_is_unchanged_and_the_order_alternates() -> None:
     fake = FakeTable(seed=1, noise=0.02)
     out = _section(fake)
-    assert fake.calls == [0, 4, 4, 0] * 3 + [0, 4]
+    assert fake.calls == [0, 4, 4, 0] * 3 + [0, 4] and fake.priorities == {"idle"}
     verdict = out["spectator_verdict"]
     assert isinstance(verdict, dict)
     assert verdict == {"unchanged": 5.0, "changed": 0.0, "cant_tell": 0.0, "pairs": 7.0,
                        "overall": 1.0}
     runs = out["bid_final_ms_p50_runs"]
-    assert isinstance(runs, dict) and len(runs) == 14 and "4idle_7" in runs
+    assert isinstance(runs, dict) and len(runs) == 14 and "4spec_idle_7" in runs
+
+
+def test_normal_priority_is_named_apart() -> None:
+    fake = FakeTable(seed=4)
+    out = with_spectators(False, pairs=2, bids=30, priority="normal", say=lambda _: None,
+                          measure=fake)
+    assert fake.priorities == {"normal"}
+    assert "bid_final_ms_p50_4spec" in out and "bid_final_ms_p50_delta" in out
+    assert not any(key.endswith("_idle") for key in out)
 
 
 def test_a_deliberately_costly_spectator_is_changed() -> None:
