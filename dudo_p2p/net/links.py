@@ -72,6 +72,7 @@ STAT_KEYS = (
     "disconnects",  # incoming connections closed: peer gone, heartbeat lost, oversize frame
     "handshake_failures",  # incoming connections that never spoke valid ZMTP (monitor)
     "relinks",  # our DEALERs replaced (new nonce) after their connection dropped
+    "thin",  # TCP connections (ours and accepted) set to retransmit linearly (dealer.py)
 )
 
 
@@ -185,7 +186,8 @@ class Links:
         for peer_id, entry in list(self._dealers.items()):
             if entry.monitor not in ready:
                 continue
-            dropped, up = drained_events(entry.monitor)
+            dropped, up, thin = drained_events(entry.monitor)
+            self.stats["thin"] += thin
             if up and not dropped:
                 self._up.add(peer_id)
             if not dropped:
