@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,14 @@ class LanTable:
             self.lan.close()
 
 
+def exit_within(peer: Peer, seconds: float) -> int | None:
+    """The peer's exit code if it exits within ``seconds``, else None (it keeps running)."""
+    try:
+        return peer.proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return None
+
+
 def left_lines(peer: Peer) -> list[str]:
     """The "X left (reason)" lines a peer printed: the removals it applied."""
     return [line for line in peer.lines if " left (" in line]
@@ -148,4 +157,4 @@ def one_hash(summaries: list[dict[str, Any]]) -> str:
     return hashes.pop()
 
 
-__all__ = ["FAST", "LanTable", "left_lines", "one_hash", "summary_or_none"]
+__all__ = ["FAST", "LanTable", "exit_within", "left_lines", "one_hash", "summary_or_none"]

@@ -24,6 +24,7 @@ from lan_helpers import (
     EXIT_REFUSED,
     EXIT_REMOVED,
     LanTable,
+    exit_within,
     left_lines,
     one_hash,
     summary_or_none,
@@ -40,14 +41,6 @@ GAME_END = 90.0  # seconds for the rest of a short game (3 dice each)
 TOLD_WITHIN = 5.0  # issue 13: a removed peer learns it within 5 s of being reachable
 UP_WITHIN = 30.0  # a restarted process's start-up on a loaded machine: a bound, not a figure
 WIFI = {"delay_ms": 80, "jitter_ms": 40, "loss": 0.08, "dup": 0.01, "reorder": 0.05}
-
-
-def exit_within(peer: Peer, seconds: float) -> int | None:
-    """The peer's exit code if it exits within ``seconds``, else None (it keeps running)."""
-    try:
-        return peer.proc.wait(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        return None
 
 
 def finish_ok(
