@@ -50,6 +50,7 @@ from typing import Any
 from dudo_p2p.bots.cfr import TABLE_RESOURCE, bid_key, game_name, hand_key, node_key
 from dudo_p2p.bots.levels import ScoringBot, setup_choice
 from dudo_p2p.bots.opponents import TruthModel, _counts
+from dudo_p2p.bots.playout_tables import PlayoutShare
 from dudo_p2p.bots.playouts import (
     DEFAULT_CONFIG,
     PlayoutConfig,
@@ -219,6 +220,8 @@ class ExpertBot(ScoringBot):
         self._opening_truth = TruthModel(
             prior=0.5, prior_strength=2.0, sharpness=3.0, openings_only=True
         )
+        self._share_view: SeatView | None = None
+        self._share = PlayoutShare()
 
     def decide(self, view: SeatView, legal: list[Action]) -> Action:
         self.observe(view)
@@ -242,6 +245,9 @@ class ExpertBot(ScoringBot):
         """Play-outs of this decision under the fitted opponent models (``fitted``: these
         doubt models instead of each opponent's likeliest one)."""
         know = self.knowledge(view)
+        if self._share_view is not view:  # one share per decision (a cache: see PlayoutShare)
+            self._share_view = view
+            self._share = PlayoutShare()
         return PlayoutEvaluator(
             view,
             know,
@@ -250,6 +256,7 @@ class ExpertBot(ScoringBot):
             self.config,
             sharpness=self._truth.sharpness,
             fitted=self.doubt_models(know) if fitted is None else fitted,
+            share=self._share,
         )
 
     def plausible_models(self, view: SeatView) -> list[dict[int, tuple[float, float]]]:

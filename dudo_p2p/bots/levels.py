@@ -129,6 +129,32 @@ class EasyBot:
         return legal[0]
 
 
+class LookAhead:
+    """The hard level's look-ahead on one face for one estimator: the next seat's matches
+    pmf and, per count ``k`` it would need from the others, the chance it doubts and the
+    chance the bid is false given those matches (each computed once, as raise_risk did)."""
+
+    def __init__(
+        self, est: Estimator, know: Knowledge, nxt: int, face: int, threshold: float
+    ) -> None:
+        self.their = est.seat_pmf(nxt, face)
+        self.rest = est.total_without(face, nxt)
+        n_next = len(self.their) - 1
+        self.unseen = binomial_pmf(know.total - n_next, match_probability(face, wild=know.wild))
+        self.threshold = threshold
+        self._at: dict[int, tuple[float, float]] = {}
+
+    def at(self, k: int) -> tuple[float, float]:
+        """(P(the next seat doubts), P(the bid is false)) when it needs ``k`` more matches."""
+        out = self._at.get(k)
+        if out is None:
+            looks = prob_at_least(self.unseen, k)
+            doubt = 1.0 / (1.0 + math.exp((looks - self.threshold) / 0.08))
+            out = (doubt, 1.0 - prob_at_least(self.rest, k))
+            self._at[k] = out
+        return out
+
+
 class ScoringBot:
     """normal / hard: scores every legal action by its chance of losing a die this round.
 
@@ -190,6 +216,8 @@ class ScoringBot:
         # Added to a ¡Calzo!'s score (its chance of losing): a margin against calling exact
         # on a miscalibrated pmf.
         self.calzo_margin = 0.0
+        self._look_est: Estimator | None = None
+        self._looks: dict[tuple[int, int, float], LookAhead] = {}
 
     # ---- public ------------------------------------------------------------------------
 
@@ -293,25 +321,34 @@ class ScoringBot:
             return p_false * self.raise_scale
         # The next player sees their own m matches but not the rest: they doubt when, from
         # their side, the bid looks unlikely. Sum exactly over m: P(doubt and bid false).
-        their = est.seat_pmf(nxt, bid.face)
-        rest = est.total_without(bid.face, nxt)
-        n_next = len(their) - 1
-        p = match_probability(bid.face, wild=know.wild)
-        unseen = binomial_pmf(know.total - n_next, p)
         their_threshold = (
             self._doubts.threshold(nxt) if self.fitted_doubts(know) else self.their_threshold
         )
+        look = self._lookahead(est, know, nxt, bid.face, their_threshold)
         doubted_false = 0.0
         not_doubted = 0.0
-        for m, pm in enumerate(their):
+        for m, pm in enumerate(look.their):
             if pm == 0.0:
                 continue
-            looks = prob_at_least(unseen, bid.count - m)
-            doubt = 1.0 / (1.0 + math.exp((looks - their_threshold) / 0.08))
-            false_given_m = 1.0 - prob_at_least(rest, bid.count - m)
+            doubt, false_given_m = look.at(bid.count - m)
             doubted_false += pm * doubt * false_given_m
             not_doubted += pm * (1.0 - doubt)
         return doubted_false + not_doubted * future
+
+    def _lookahead(
+        self, est: Estimator, know: Knowledge, nxt: int, face: int, threshold: float
+    ) -> LookAhead:
+        """The look-ahead's pieces for ``face`` under ``est`` (kept while ``est`` is the
+        estimator scored with: every legal raise on a face reuses them)."""
+        if self._look_est is not est:
+            self._look_est = est
+            self._looks = {}
+        key = (nxt, face, threshold)
+        look = self._looks.get(key)
+        if look is None:
+            look = LookAhead(est, know, nxt, face, threshold)
+            self._looks[key] = look
+        return look
 
     def claim_truth(self, view: SeatView, est: Estimator) -> float:
         """Chance the pasar/picado claim we may doubt is true (our loss if we doubt it)."""

@@ -149,6 +149,10 @@ class DoubtModel:
     _loglik: dict[int, list[list[float]]] = field(default_factory=dict)
     _facings: dict[int, int] = field(default_factory=dict)
     _done: set[int] = field(default_factory=set)
+    # _posterior and threshold per seat, dropped when that seat's likelihoods move: the hard
+    # level asks for the next seat's threshold once per legal raise.
+    _posteriors: dict[int, list[list[float]]] = field(default_factory=dict)
+    _thresholds: dict[tuple[int, float], float] = field(default_factory=dict)
 
     def observe(self, view: SeatView) -> None:
         """Record this round's raises and fit every newly resolved round."""
@@ -195,6 +199,7 @@ class DoubtModel:
             _, count, face = seen[i]
             ll = self._loglik.setdefault(seat, [[0.0] * len(THRESHOLDS) for _ in self.readings])
             self._facings[seat] = self._facings.get(seat, 0) + 1
+            self._forget(seat)
             faces = _faces_before(seen[: i + 1], palifico)
             for row, reading in zip(ll, self.readings, strict=True):
                 p = seen_chance(
@@ -209,8 +214,18 @@ class DoubtModel:
         """How many of ``seat``'s decisions facing a bid have been fitted."""
         return self._facings.get(seat, 0)
 
+    def _forget(self, seat: int) -> None:
+        """Drop ``seat``'s cached posterior and thresholds (its likelihoods are changing)."""
+        self._posteriors.pop(seat, None)
+        for reading in self.readings:
+            self._thresholds.pop((seat, reading), None)
+
     def _posterior(self, seat: int) -> list[list[float]] | None:
-        """Unnormalised posterior weights per (reading, threshold), None when nothing seen."""
+        """Unnormalised posterior weights per (reading, threshold), None when nothing seen
+        (cached until the seat's next fit: callers only read it)."""
+        cached = self._posteriors.get(seat)
+        if cached is not None:
+            return cached
         ll = self._loglik.get(seat)
         if ll is None:
             return None
@@ -222,16 +237,24 @@ class DoubtModel:
             for row in ll
         ]
         top = max(max(row) for row in logs)
-        return [[math.exp(v - top) for v in row] for row in logs]
+        post = [[math.exp(v - top) for v in row] for row in logs]
+        self._posteriors[seat] = post
+        return post
 
     def threshold(self, seat: int, reading: float = 0.0) -> float:
         """Posterior-mean doubt threshold of ``seat`` on the scale ``reading`` (one of
         :attr:`readings`; 0: own dice plus the binomial); the prior when nothing is known."""
+        key = (seat, reading)
+        cached = self._thresholds.get(key)
+        if cached is not None:
+            return cached
         post = self._posterior(seat)
         if post is None:
             return self.prior
         weights = post[self.readings.index(reading)]
-        return sum(w * t for w, t in zip(weights, THRESHOLDS, strict=True)) / sum(weights)
+        t = sum(w * t for w, t in zip(weights, THRESHOLDS, strict=True)) / sum(weights)
+        self._thresholds[key] = t
+        return t
 
     def reading_weights(self, seat: int) -> dict[float, float]:
         """Posterior share of each reading of :attr:`readings` for ``seat`` (marginal

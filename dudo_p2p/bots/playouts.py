@@ -39,18 +39,20 @@ import bisect
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from itertools import repeat, starmap
 
 from dudo_p2p.bots.knowledge import Knowledge, next_live_seat
-from dudo_p2p.bots.prob import (
-    Counts,
-    binomial_pmf,
-    counts_matches,
-    match_probability,
-    posterior_hands,
-    posterior_match_pmfs,
-    total_pmf,
+from dudo_p2p.bots.playout_tables import (
+    DEFAULT_CONFIG,
+    Belief,
+    Matches,
+    Move,
+    PlayoutConfig,
+    PlayoutShare,
+    belief_rows,
+    offset_rows,
+    sampler,
+    supported,
 )
 from dudo_p2p.rules import Action, Bid, Calzo, Dudo, Raise, RaiseContext, SeatView, min_raise
 
@@ -60,77 +62,8 @@ __all__ = ["DEFAULT_CONFIG", "PlayoutConfig", "PlayoutEvaluator", "supported"]
 MAX_STEPS = 64
 
 
-@dataclass(frozen=True)
-class PlayoutConfig:
-    """Knobs of the evaluator (the defaults are the shipped expert's)."""
-
-    samples: int = 40
-    doubt_below: float = 0.35
-    raise_scale: float = 0.7
-    gain_value: float = 0.8
-    # How much a play-out seat without a fitted doubt model trusts the faces others bid (a
-    # fitted seat reads them as its fit says: see DoubtModel). 0.5 had helped against
-    # players that do not read bids while the fitted thresholds were used on the wrong
-    # scale; with the fit on its own scale 0.9 is back (seed 12: vs hard 0.640 -> 0.697 of
-    # 300, one expert vs three normal 0.450 -> 0.467 of 120, vs pool:equilibrium 162 -> 162
-    # of 200).
-    public_tau: float = 0.9
-    # Our own seat, in a play-out, reads each opponent's bid faces with the truthfulness we
-    # fitted for it (as the hard level scoring our real decisions does), not public_tau;
-    # and an opponent raises on a random face's minimum raise with the chance that it does
-    # not name its best face (1 - its fitted truthfulness), else on its best face. Both
-    # were played out as truthful bidders read at 0.9: against pool:liar (random faces)
-    # with palifico=false the expert's raises were caught far more than hard's (seed 12,
-    # 400 games: bids caught 527 vs 419; games won 337 vs hard's 367; 349 with
-    # random_faces, 355 with both). Seed 12, 300 games vs hard: 0.687 -> 0.713 with either.
-    # (Against pool:liar a raise margin of 0.5 gave 356 but cost 0.63 vs hard.)
-    own_reading: bool = True
-    random_faces: bool = True
-
-
-#: The shipped expert's configuration.
-DEFAULT_CONFIG = PlayoutConfig()
-
-
-def supported(view: SeatView, legal: Sequence[Action]) -> bool:
-    """True when the play-out model covers this decision.
-
-    It needs our own dice, no dice shown by others (V11 open palifico), only raises, ¡Dudo!
-    and ¡Calzo! among the legal actions (no pasar, picado or matar claims to weigh) and no
-    V10 face change.
-    """
-    state = view.state
-    if view.own_dice is None or view.others:
-        return False
-    if state.palifico_round is not None and state.rules.palifico_face_change:
-        return False
-    return all(isinstance(a, Raise | Dudo | Calzo) for a in legal)
-
-
-@lru_cache(maxsize=4096)
-def _sampler(
-    n: int, faces: tuple[int, ...], tau: float, wild: bool, sharpness: float
-) -> tuple[tuple[tuple[int, ...], ...], tuple[float, ...]]:
-    """The posterior over an ``n``-dice hand for sampling: (each hand's matches per face,
-    index face-1; cumulative weights)."""
-    post = posterior_hands(n, faces, tau, wild=wild, sharpness=sharpness)
-    cum: list[float] = []
-    acc = 0.0
-    for _, p in post:
-        acc += p
-        cum.append(acc)
-    return _matches_of(tuple(c for c, _ in post), wild), tuple(cum)
-
-
-def _matches_of(hands: tuple[Counts, ...], wild: bool) -> tuple[tuple[int, ...], ...]:
-    return tuple(
-        tuple(counts_matches(counts, f, wild=wild) for f in range(1, 7)) for counts in hands
-    )
-
-
-_MoveKey = tuple[int, int, tuple[int, ...], tuple[int, int]]
 #: A memo miss (a cached move may be None: a doubt).
-_UNSEEN: tuple[int, int] | None = (-1, -1)
+_UNSEEN: Move = (-1, -1)
 
 
 class PlayoutEvaluator:
@@ -140,7 +73,8 @@ class PlayoutEvaluator:
     hidden hand (the same the hard level scores with). ``fitted``: per opponent seat whose
     doubts were fitted, ``(reading, threshold)`` — the truthfulness it gives the others' bid
     faces and the chance, on that scale, below which it doubts (see the module docstring);
-    other seats play the default policy.
+    other seats play the default policy. ``share``: tables shared with the other evaluators
+    of this decision (:class:`~dudo_p2p.bots.playout_tables.PlayoutShare`; a cache only).
     """
 
     #: Memoise the play-out policy per evaluator (False: recompute every step; the same
@@ -157,6 +91,7 @@ class PlayoutEvaluator:
         *,
         sharpness: float = 1.0,
         fitted: dict[int, tuple[float, float]] | None = None,
+        share: PlayoutShare | None = None,
     ) -> None:
         state = view.state
         self.config = config
@@ -188,32 +123,65 @@ class PlayoutEvaluator:
         self._truth_of = tuple(
             1.0 if pos == 0 else taus.get(seat, default_tau) for pos, seat in enumerate(order)
         )
-        self._raises: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
-        self._beliefs: dict[tuple[int, int], tuple[tuple[float, ...], ...]] = {}
-        # policy() per (actor, our root face, actor's matches, bid faced): see play_out.
-        self._moves: dict[_MoveKey, tuple[int, int] | None] = {}
+        signature = (view, know, config, taus, default_tau, sharpness)
+        if share is None or not share.bind(signature):
+            share = PlayoutShare()
+            share.bind(signature)
+        self._share = share
+        self._raises = share.raises
+        # Our hand's matches, and each other seat's hands to sample with their cumulative
+        # weights (see sample_world).
+        own = know.own_dice or ()
+        self._own = tuple(
+            sum(1 for d in own if d == f or (self.wild and f != 1 and d == 1))
+            for f in range(1, 7)
+        )
+        self._samplers = []
+        for seat, n in zip(self.order[1:], self.sizes[1:], strict=True):
+            faces = tuple(sorted(know.faces.get(seat, [])))
+            tau = round(taus.get(seat, default_tau) * 20) / 20 if faces else 0.0
+            self._samplers.append(sampler(n, faces, tau, self.wild, sharpness))
+        # Per face of our candidate raise: each position's memo and belief (see _tables).
+        self._per_face: dict[int, tuple[list[dict[int, Move]], list[Belief]]] = {}
 
     # ---- worlds --------------------------------------------------------------------------
 
-    def sample_world(self, rng: random.Random) -> list[tuple[int, ...]]:
+    def sample_world(self, rng: random.Random) -> list[Matches]:
         """Matches per face (index face-1) for each seat of ``order`` in one sampled world."""
-        know = self.know
-        own = know.own_dice or ()
-        world: list[tuple[int, ...]] = [
-            tuple(
-                sum(1 for d in own if d == f or (self.wild and f != 1 and d == 1))
-                for f in range(1, 7)
-            )
-        ]
-        for seat, n in zip(self.order[1:], self.sizes[1:], strict=True):
-            faces = tuple(sorted(know.faces.get(seat, [])))
-            tau = round(self._taus.get(seat, self._default_tau) * 20) / 20
-            if not faces:
-                tau = 0.0
-            hands, cum = _sampler(n, faces, tau, self.wild, self._sharpness)
-            i = min(len(hands) - 1, bisect.bisect_left(cum, rng.random() * cum[-1]))
+        return self._sample(rng)[0]
+
+    def _sample(self, rng: random.Random) -> tuple[list[Matches], tuple[int, ...]]:
+        """A sampled world and the index of each position's hand in its sampler (ours: 0).
+        One ``rng.random()`` per other seat, in play order."""
+        world = [self._own]
+        index = [0]
+        random_ = rng.random
+        for hands, cum in self._samplers:
+            i = min(len(hands) - 1, bisect.bisect_left(cum, random_() * cum[-1]))
             world.append(hands[i])
-        return world
+            index.append(i)
+        return world, tuple(index)
+
+    def worlds(
+        self, rng: random.Random
+    ) -> tuple[tuple[list[Matches], tuple[int, ...], list[float]], ...]:
+        """``config.samples`` (world, hand indices, uniform draws) from ``rng``, shared with
+        the evaluators of this decision that start from the same RNG state (the RNG is left
+        where drawing them leaves it)."""
+        start = rng.getstate()
+        found = self._share.worlds.get(start)
+        if found is not None:
+            rng.setstate(found[1])
+            return found[0]
+        uniform = rng.random
+        draws = 2 * MAX_STEPS if self.config.random_faces else 0  # uniform draws per world
+        out = []
+        for _ in range(self.config.samples):
+            world, index = self._sample(rng)
+            out.append((world, index, list(starmap(uniform, repeat((), draws)))))
+        drawn = tuple(out)
+        self._share.worlds[start] = (drawn, rng.getstate())
+        return drawn
 
     # ---- the play-out policy -------------------------------------------------------------
 
@@ -232,42 +200,39 @@ class PlayoutEvaluator:
             self._raises[key] = out
         return out
 
-    def belief(self, viewer: int, our_face: int) -> tuple[tuple[float, ...], ...]:
+    def belief(self, viewer: int, our_face: int) -> Belief:
         """Per face, ``t[k]`` = P(the seats other than ``viewer`` hold >= k matches), as
         ``viewer`` reads the bids: the root's bid faces plus our candidate raise on
-        ``our_face`` (0: none), trusted with ``public_tau`` or the viewer's fitted reading."""
-        key = (viewer, our_face)
-        out = self._beliefs.get(key)
+        ``our_face`` (0: none), trusted with ``public_tau`` or the viewer's fitted reading
+        (our own seat, with ``own_reading``: each opponent's fitted truthfulness; our raise
+        is not among the hands we read, so its face changes nothing there)."""
+        model = self.fitted[viewer]
+        ours = viewer == 0 and self.config.own_reading
+        key = (viewer, 0 if viewer == 0 else our_face, None if model is None else model[0])
+        out = self._share.beliefs.get(key)
         if out is None:
-            model = self.fitted[viewer]
-            tau = round((self.config.public_tau if model is None else model[0]) * 20) / 20
-            ours = viewer == 0 and self.config.own_reading
-            rows: list[tuple[float, ...]] = []
-            for face in range(1, 7):
-                parts: list[list[float]] = []
-                for pos, (seat, n) in enumerate(zip(self.order, self.sizes, strict=True)):
-                    if pos == viewer:
-                        continue
-                    faces = list(self.know.faces.get(seat, []))
-                    if pos == 0 and our_face:
-                        faces.append(our_face)
-                    if ours:
-                        tau = round(self._taus.get(seat, self._default_tau) * 20) / 20
-                    if faces and tau > 0:
-                        pmfs = posterior_match_pmfs(
-                            n, tuple(sorted(faces)), tau, self.wild,
-                            self._sharpness if ours else 1.0,
-                        )
-                        parts.append(list(pmfs[face - 1]))
-                    else:
-                        parts.append(binomial_pmf(n, match_probability(face, wild=self.wild)))
-                pmf = total_pmf(0, parts)
-                suffix = [0.0] * (len(pmf) + 1)
-                for k in range(len(pmf) - 1, -1, -1):
-                    suffix[k] = min(1.0, suffix[k + 1] + pmf[k])
-                rows.append(tuple(suffix))
-            out = tuple(rows)
-            self._beliefs[key] = out
+            if ours:
+                out = belief_rows(
+                    self.know, self.order, self.sizes, 0, our_face,
+                    self._taus, self._default_tau, self._sharpness, self._share.products,
+                )
+            else:
+                tau = round((self.config.public_tau if model is None else model[0]) * 20) / 20
+                out = belief_rows(
+                    self.know, self.order, self.sizes, viewer, our_face, None, tau, 1.0,
+                    self._share.products,
+                )
+            self._share.beliefs[key] = out
+        return out
+
+    def _rows(self, viewer: int, our_face: int) -> Belief:
+        """:func:`offset_rows` of :meth:`belief` (offset: the dice on the table)."""
+        model = self.fitted[viewer]
+        key = (viewer, 0 if viewer == 0 else our_face, None if model is None else model[0])
+        out = self._share.rows.get(key)
+        if out is None:
+            out = offset_rows(self.belief(viewer, our_face), self.total, self.total)
+            self._share.rows[key] = out
         return out
 
     @staticmethod
@@ -290,15 +255,38 @@ class PlayoutEvaluator:
     ) -> tuple[int, int] | None:
         """The play-out move of a seat facing ``bid``: a raise, or None to doubt
         (``model``: that seat's fitted (reading, threshold); None: the default policy)."""
+        return self._move(matches, offset_rows(belief, self.total, self.total), bid, model)
+
+    def _offset_raises(self, bid: tuple[int, int]) -> tuple[tuple[tuple[int, int], int, int], ...]:
+        """:meth:`min_raises` with each raise's count plus the offset and its face - 1."""
+        out = self._share.offset_raises.get(bid)
+        if out is None:
+            out = tuple((r, r[0] + self.total, r[1] - 1) for r in self.min_raises(bid))
+            self._share.offset_raises[bid] = out
+        return out
+
+    def _move(
+        self,
+        matches: Matches,
+        rows: Belief,
+        bid: tuple[int, int],
+        model: tuple[float, float] | None,
+    ) -> Move:
+        """:meth:`policy` on the belief's :func:`offset_rows` (offset: the dice on the table)."""
         best: tuple[int, int] | None = None
         best_p = -1.0
-        for r in self.min_raises(bid):
-            p = self.chance(matches, belief, r)
+        raises = self._share.offset_raises.get(bid)
+        if raises is None:
+            raises = self._offset_raises(bid)
+        for r, count, f in raises:
+            p = rows[f][count - matches[f]]  # chance(matches, belief, r)
             if p > best_p:
                 best, best_p = r, p
         if best is None:
             return None
-        p_stand = self.chance(matches, belief, bid)
+        row = rows[bid[1] - 1]
+        k = bid[0] + self.total - matches[bid[1] - 1]
+        p_stand = row[k] if k < len(row) else 0.0  # chance(matches, belief, bid)
         if model is not None:  # the fitted model: a threshold on the scale it was fitted on
             return None if p_stand < model[1] else best
         cfg = self.config
@@ -326,36 +314,64 @@ class PlayoutEvaluator:
     def _held(self, world: list[tuple[int, ...]], face: int) -> int:
         return sum(m[face - 1] for m in world)
 
+    def _tables(self, face: int) -> tuple[list[dict[int, Move]], list[Belief]]:
+        """Per position, for play-outs of our raise on ``face``: its memo of :meth:`policy`
+        (shared by the evaluators that give that position the same model) and its belief's
+        :func:`offset_rows`."""
+        tables = self._per_face.get(face)
+        if tables is None:
+            moves = self._share.moves
+            tables = (
+                [
+                    moves.setdefault((pos, model, face if pos else 0), {})
+                    for pos, model in enumerate(self.fitted)
+                ],
+                [self._rows(pos, face) for pos in range(len(self.order))],
+            )
+            self._per_face[face] = tables
+        return tables
+
     def play_out(
         self,
-        world: list[tuple[int, ...]],
+        world: list[Matches],
         bid: tuple[int, int],
         draws: Sequence[float] = (),
+        index: tuple[int, ...] | None = None,
     ) -> float:
         """Our payoff when we have just bid ``bid`` and everyone follows :meth:`policy`
-        (``draws``: this world's uniform numbers, two per step, for ``random_faces``)."""
+        (``draws``: this world's uniform numbers, two per step, for ``random_faces``;
+        ``index``: each position's hand in its sampler, for the memo)."""
         n = len(self.order)
         face = bid[1]
-        memo = self._moves if self.memo else None
+        hands = index if self.memo else None
+        memos, rows = self._tables(face)
+        fitted = self.fitted
+        truth = self._truth_of
         bidder = 0
         actor = 1 % n
         for step in range(MAX_STEPS):
-            matches = world[actor]
-            if memo is None:
-                move = self.policy(matches, self.belief(actor, face), bid, self.fitted[actor])
+            if hands is None:
+                move = self._move(world[actor], rows[actor], bid, fitted[actor])
             else:
-                # policy() is a pure function of these four (the beliefs are fixed for the
-                # evaluator), and the same step recurs across worlds and candidates.
-                key = (actor, face, matches, bid)
+                # policy() is a pure function of the actor's model and belief (fixed for the
+                # evaluator, our raise's face aside), its hand and the bid faced; the same
+                # step recurs across worlds, candidates and models.
+                memo = memos[actor]
+                key = (hands[actor] << 16) | (bid[0] << 3) | bid[1]
                 move = memo.get(key, _UNSEEN)
                 if move is _UNSEEN:
-                    move = self.policy(matches, self.belief(actor, face), bid, self.fitted[actor])
+                    move = self._move(world[actor], rows[actor], bid, fitted[actor])
                     memo[key] = move
             if move is None:
-                held = self._held(world, bid[1])
+                f = bid[1] - 1
+                held = 0
+                for matches in world:
+                    held += matches[f]
                 return self._loss(actor if held >= bid[0] else bidder)
-            if draws and actor != 0:
-                move = self.face_choice(actor, bid, move, draws[2 * step], draws[2 * step + 1])
+            if draws and actor and draws[2 * step] >= truth[actor]:
+                # face_choice inlined: not its best face, the minimum raise on a drawn face
+                options = self.min_raises(bid)
+                move = options[min(len(options) - 1, int(draws[2 * step + 1] * len(options)))]
             bid, bidder, actor = move, actor, (actor + 1) % n
         return 0.0
 
@@ -372,14 +388,11 @@ class PlayoutEvaluator:
             else None
         )
         sums = [0.0] * len(candidates)
-        uniform = rng.random
-        for _ in range(self.config.samples):
-            world = self.sample_world(rng)
-            draws = [uniform() for _ in range(2 * MAX_STEPS)] if self.config.random_faces else []
+        for world, index, draws in self.worlds(rng):
             for i, action in enumerate(candidates):
                 match action:
                     case Raise(bid=bid):
-                        sums[i] += self.play_out(world, (bid.count, bid.face), draws)
+                        sums[i] += self.play_out(world, (bid.count, bid.face), draws, index)
                     case Dudo() if sb is not None and bidder_pos is not None:
                         held = self._held(world, sb[1])
                         sums[i] += self._loss(0 if held >= sb[0] else bidder_pos)

@@ -48,8 +48,13 @@ Hand = tuple[Counts, float]
 
 
 def binomial_pmf(n: int, p: float) -> list[float]:
-    """Pmf of Binomial(n, p) as a list of length ``n + 1``."""
-    return [math.comb(n, k) * p**k * (1.0 - p) ** (n - k) for k in range(n + 1)]
+    """Pmf of Binomial(n, p) as a list of length ``n + 1`` (a new list: callers may keep it)."""
+    return list(_binomial(n, p))
+
+
+@lru_cache(maxsize=256)
+def _binomial(n: int, p: float) -> tuple[float, ...]:
+    return tuple(math.comb(n, k) * p**k * (1.0 - p) ** (n - k) for k in range(n + 1))
 
 
 def convolve(a: Sequence[float], b: Sequence[float]) -> list[float]:
@@ -58,8 +63,8 @@ def convolve(a: Sequence[float], b: Sequence[float]) -> list[float]:
     for i, pa in enumerate(a):
         if pa == 0.0:
             continue
-        for j, pb in enumerate(b):
-            out[i + j] += pa * pb
+        for k, pb in enumerate(b, i):  # k = i + j
+            out[k] += pa * pb
     return out
 
 
@@ -142,24 +147,53 @@ def posterior_hands(
     Bayes' rule over :func:`hands` with :func:`face_choice_likelihood` for each bid, the
     bids taken as independent choices given the hand. Probabilities sum to 1.
     """
-    prior = hands(n)
     if not bid_faces or tau <= 0.0:
-        return list(prior)
+        return list(hands(n))
+    return list(_posterior(n, tuple(bid_faces), tau, wild, sharpness))
+
+
+@lru_cache(maxsize=4096)
+def _posterior(
+    n: int, bid_faces: tuple[int, ...], tau: float, wild: bool, sharpness: float
+) -> tuple[Hand, ...]:
+    """:func:`posterior_hands` with bids (cached: the play-outs sample from the posteriors
+    the estimator reads)."""
     weighted: list[Hand] = []
     total = 0.0
     uniform = (1.0 - tau) / 6.0
-    for counts, p in prior:
+    table = _face_weights(n, wild, sharpness)
+    for (counts, p), (weights, weight_sum) in zip(hands(n), table, strict=True):
         # face_choice_likelihood inlined: the six weights are computed once per hand
-        weights = [
-            float((counts_matches(counts, f, wild=wild) + 0.5) ** sharpness) for f in range(1, 7)
-        ]
-        scale = tau / sum(weights)
+        scale = tau / weight_sum
         w = p
         for face in bid_faces:
             w *= weights[face - 1] * scale + uniform
         weighted.append((counts, w))
         total += w
-    return [(c, w / total) for c, w in weighted]
+    return tuple((c, w / total) for c, w in weighted)
+
+
+@lru_cache(maxsize=64)
+def _face_weights(
+    n: int, wild: bool, sharpness: float
+) -> tuple[tuple[tuple[float, ...], float], ...]:
+    """Per hand of :func:`hands`, its six face weights of :func:`face_choice_likelihood`
+    and their sum."""
+    out: list[tuple[tuple[float, ...], float]] = []
+    for counts, _ in hands(n):
+        weights = [
+            float((counts_matches(counts, f, wild=wild) + 0.5) ** sharpness) for f in range(1, 7)
+        ]
+        out.append((tuple(weights), sum(weights)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=64)
+def _hand_matches(n: int, wild: bool) -> tuple[tuple[int, ...], ...]:
+    """Per hand of :func:`hands`, its matches of each face (index face-1)."""
+    return tuple(
+        tuple(counts_matches(counts, f, wild=wild) for f in range(1, 7)) for counts, _ in hands(n)
+    )
 
 
 def matches_pmf(posterior: Sequence[Hand], n: int, face: int, *, wild: bool) -> list[float]:
@@ -193,4 +227,12 @@ def posterior_match_pmfs(
     pass ``bid_faces`` sorted and ``tau`` rounded to keep the key space small.
     """
     post = posterior_hands(n, bid_faces, tau, wild=wild, sharpness=sharpness)
-    return tuple(tuple(matches_pmf(post, n, face, wild=wild)) for face in range(1, 7))
+    table = _hand_matches(n, wild)  # post lists the hands in the order of hands(n)
+    out: list[tuple[float, ...]] = []
+    for f in range(6):
+        # matches_pmf inlined, on the matches table
+        pmf = [0.0] * (n + 1)
+        for (_, p), matches in zip(post, table, strict=True):
+            pmf[matches[f]] += p
+        out.append(tuple(pmf))
+    return tuple(out)
