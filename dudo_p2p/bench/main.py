@@ -150,11 +150,10 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                             ("spectator_steps_per_action", "steps"),
                             ("spectator_signed_per_action", "replies"))
           for side in ("nospec", "4spec_idle", "delta_idle")),
-        *(Figure(f"{key}_judged", unit)
-          for key, unit in (("bid_final_ms_p50", "ms"), ("bid_final_ms_p99", "ms"),
-                            ("peer_cpu_ms_per_action", "ms"),
-                            ("host_extra_cpu_ms_per_action", "ms"),
-                            ("seat_frames_per_action", "frames"))),
+        # delta, low, high, margin: fractions of the pair's figure without; flags 0/1
+        *(Figure(f"{key}_judged", "fraction")
+          for key in ("bid_final_ms_p50", "bid_final_ms_p99", "peer_cpu_ms_per_action",
+                      "host_extra_cpu_ms_per_action", "seat_frames_per_action")),
         Figure("spectator_verdict", "figures"),
         *(Figure(f"bid_final_ms_p99_pooled_{side}", "ms") for side in ("nospec", "4spec_idle")),
         Figure("bid_final_ms_p50_runs", "ms"), Figure("peer_cpu_ms_per_action_runs", "ms"),
