@@ -16,9 +16,8 @@ import logging
 from typing import Any, NamedTuple
 
 import zmq
-from zmq.utils.monitor import parse_monitor_message
 
-from dudo_p2p.net.dealer import LinkTimers, set_heartbeats, thin_stream
+from dudo_p2p.net.dealer import LinkTimers, monitor_event, set_heartbeats, thin_stream
 from dudo_p2p.net.routing import classify, split_routing_id
 
 log = logging.getLogger(__name__)
@@ -137,11 +136,10 @@ class Router:
                 raw = self.monitor.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
                 return
-            message = parse_monitor_message(raw)
-            event = message["event"]
+            event, value = monitor_event(raw)
             if event == zmq.EVENT_ACCEPTED:
                 self.stats["accepted"] += 1
-                self.stats["thin"] += thin_stream(message["value"])
+                self.stats["thin"] += thin_stream(value)
             elif event == zmq.EVENT_DISCONNECTED:
                 self.stats["disconnects"] += 1
             elif event & HANDSHAKE_FAILED:
