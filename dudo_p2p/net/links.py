@@ -204,6 +204,10 @@ class Links:
                 log.warning("cannot relink to %s: %s", peer_id[:4].hex(), exc)
                 continue
             self.stats["relinks"] += 1
+            # a peer's log then says when a link dropped (a silence of seconds under loss:
+            # tests/lan/link_gaps.py), not only the vote it led to
+            log.info("link to %s dropped: redialled (%d so far)", peer_id[:4].hex(),
+                     self.stats["relinks"])
             replaced.append(peer_id)
         return replaced
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import random
 import select
 import socket
@@ -315,11 +316,12 @@ def test_every_dealer_presents_its_own_routing_id_and_rekey_keeps_the_connection
 
 
 def test_a_dropped_connection_is_redialled_from_a_new_socket_with_a_new_nonce(
-    make_links: MakeLinks, raw_sockets: RawSocket
+    make_links: MakeLinks, raw_sockets: RawSocket, caplog: pytest.LogCaptureFixture
 ) -> None:
     """After its connection drops, a DEALER is replaced by one with a fresh routing id, so it
     never redials under an id a stale connection may still hold on the peer's ROUTER (with
     ROUTER_HANDOVER off, that redial would be heard by nobody)."""
+    caplog.set_level(logging.INFO, logger="dudo_p2p.net.links")
     a = make_links(A)
     server = raw_sockets(zmq.ROUTER)  # a peer's ROUTER that we can cut
     port = server.bind_to_random_port("tcp://127.0.0.1")
@@ -335,6 +337,9 @@ def test_a_dropped_connection_is_redialled_from_a_new_socket_with_a_new_nonce(
         replaced = a.maintain()
         select.select([], [], [], 0.01)
     assert replaced == [B] and a.stats["relinks"] == 1
+    # said at INFO (what a peer's -v log keeps), naming the peer
+    assert [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()] == [
+        f"link to {B[:4].hex()} dropped: redialled (1 so far)"]
     assert a.nonce(B) not in (None, before)
     assert a.peers() == {B: f"tcp://127.0.0.1:{port}"}
     assert a.maintain() == []  # nothing more to replace
