@@ -851,3 +851,32 @@ def test_a_reply_sent_twice_does_not_answer_a_later_ask_and_a_cut_short_push_sho
     spec.receive(pushed, at, seat)
     assert spec.asked is None and spec.next_poll >= min(at + QUIET_AFTER,
                                                         spec.last_ask + RENEW_EVERY) > quiet
+
+
+def test_a_spectator_checks_each_entry_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the events of an act just verified read the envelope the verifier opened, not a second
+    # signature check of the same bytes (watch_spectator._Verifier)
+    import dudo_p2p.consensus.record as record
+
+    opened: Counter[bytes] = Counter()
+    real = record.open_envelope
+
+    def counting(raw: bytes, **kwargs: object) -> object:
+        opened[raw] += 1
+        return real(raw, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(record, "open_envelope", counting)
+    net = FakeNet(3, THREE_DICE, seed=11)
+    net.run()
+    length = len(net.machines[0].replica.chain)
+    desk = Desk(net.ids[0])
+    (identity,) = identities(1, seed=906)
+    spec = Spectator(identity, "", "127.0.0.1", 5000)
+    for _ in range(200):
+        exchange(net, desk, spec)
+        net.now += 0.5
+        if len(spec.items) >= length:
+            break
+    assert len(spec.items) == length and spec.moves > 10 and spec.flagged is None
+    assert spec.take_told()  # the events were told, from the envelopes opened once
+    assert opened and max(opened.values()) == 1
