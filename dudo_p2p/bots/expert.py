@@ -221,7 +221,7 @@ class ExpertBot(ScoringBot):
             prior=0.5, prior_strength=2.0, sharpness=3.0, openings_only=True
         )
         self._share_view: SeatView | None = None
-        self._share = PlayoutShare()
+        self._share: PlayoutShare | None = None
 
     def decide(self, view: SeatView, legal: list[Action]) -> Action:
         self.observe(view)
@@ -245,9 +245,9 @@ class ExpertBot(ScoringBot):
         """Play-outs of this decision under the fitted opponent models (``fitted``: these
         doubt models instead of each opponent's likeliest one)."""
         know = self.knowledge(view)
-        if self._share_view is not view:  # one share per decision (a cache: see PlayoutShare)
-            self._share_view = view
-            self._share = PlayoutShare()
+        if self._share is None or self._share_view is not view:
+            # one share per decision (a cache: see PlayoutShare), let go in best_deviation
+            self._share_view, self._share = view, PlayoutShare()
         return PlayoutEvaluator(
             view,
             know,
@@ -289,17 +289,21 @@ class ExpertBot(ScoringBot):
         the comparisons under different models differ only by the model.
         """
         seed = self._rng.getrandbits(64)
-        values = self.evaluator(view).values(candidates, random.Random(seed))
-        best = max(range(len(candidates)), key=lambda i: (values[i], -i))
-        if values[best] <= values[0] + margin:
-            return candidates[0]
-        pair = [candidates[0], candidates[best]]
-        for alt in self.plausible_models(view):
-            base, dev = self.evaluator(view, alt).values(pair, random.Random(seed))
-            if dev <= base + margin:
-                self.robust_vetoes += 1
+        try:
+            values = self.evaluator(view).values(candidates, random.Random(seed))
+            best = max(range(len(candidates)), key=lambda i: (values[i], -i))
+            if values[best] <= values[0] + margin:
                 return candidates[0]
-        return candidates[best]
+            pair = [candidates[0], candidates[best]]
+            for alt in self.plausible_models(view):
+                base, dev = self.evaluator(view, alt).values(pair, random.Random(seed))
+                if dev <= base + margin:
+                    self.robust_vetoes += 1
+                    return candidates[0]
+            return candidates[best]
+        finally:
+            # the decision's tables die young, before the collector would walk them
+            self._share_view, self._share = None, None
 
     def models_fitted(self, view: SeatView) -> bool:
         """True when every hidden opponent's doubts were fitted on at least

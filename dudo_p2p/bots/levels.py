@@ -142,17 +142,19 @@ class LookAhead:
         n_next = len(self.their) - 1
         self.unseen = binomial_pmf(know.total - n_next, match_probability(face, wild=know.wild))
         self.threshold = threshold
-        self._at: dict[int, tuple[float, float]] = {}
+        # floats, not pairs: nothing here for the garbage collector to walk
+        self._doubt: dict[int, float] = {}
+        self._false: dict[int, float] = {}
 
     def at(self, k: int) -> tuple[float, float]:
         """(P(the next seat doubts), P(the bid is false)) when it needs ``k`` more matches."""
-        out = self._at.get(k)
-        if out is None:
+        doubt = self._doubt.get(k)
+        if doubt is None:
             looks = prob_at_least(self.unseen, k)
             doubt = 1.0 / (1.0 + math.exp((looks - self.threshold) / 0.08))
-            out = (doubt, 1.0 - prob_at_least(self.rest, k))
-            self._at[k] = out
-        return out
+            self._doubt[k] = doubt
+            self._false[k] = 1.0 - prob_at_least(self.rest, k)
+        return doubt, self._false[k]
 
 
 class ScoringBot:
@@ -302,6 +304,7 @@ class ScoringBot:
                 out.append((s, a))
         if not out:  # only claims we would have to lie about: the least bad legal action
             out = [(1.0, legal[0])]
+        self._look_est, self._looks = None, {}  # let this decision's estimator go
         return out
 
     def dudo_risk(self, est: Estimator, know: Knowledge) -> float | None:

@@ -21,13 +21,12 @@ from typing import Any
 
 from dudo_p2p.bots.knowledge import Knowledge
 from dudo_p2p.bots.prob import (
-    Counts,
     binomial_pmf,
     convolve,
-    counts_matches,
+    hand_matches,
     match_probability,
-    posterior_hands,
     posterior_match_pmfs,
+    posterior_probs,
 )
 from dudo_p2p.rules import Action, Calzo, Dudo, Raise, SeatView
 
@@ -94,20 +93,13 @@ def sampler(
     n: int, faces: tuple[int, ...], tau: float, wild: bool, sharpness: float
 ) -> tuple[tuple[Matches, ...], tuple[float, ...]]:
     """The posterior over an ``n``-dice hand for sampling: (each hand's matches per face,
-    index face-1; cumulative weights)."""
-    post = posterior_hands(n, faces, tau, wild=wild, sharpness=sharpness)
+    index face-1, as :func:`~dudo_p2p.bots.prob.hand_matches`; cumulative weights)."""
     cum: list[float] = []
     acc = 0.0
-    for _, p in post:
+    for p in posterior_probs(n, faces, tau, wild, sharpness):
         acc += p
         cum.append(acc)
-    return _matches_of(tuple(c for c, _ in post), wild), tuple(cum)
-
-
-def _matches_of(hands: tuple[Counts, ...], wild: bool) -> tuple[Matches, ...]:
-    return tuple(
-        tuple(counts_matches(counts, f, wild=wild) for f in range(1, 7)) for counts in hands
-    )
+    return hand_matches(n, wild), tuple(cum)
 
 
 def belief_rows(

@@ -31,11 +31,13 @@ __all__ = [
     "convolve",
     "counts_matches",
     "face_choice_likelihood",
+    "hand_matches",
     "hands",
     "match_probability",
     "matches_pmf",
     "posterior_hands",
     "posterior_match_pmfs",
+    "posterior_probs",
     "prior_total_pmf",
     "prob_at_least",
     "prob_exactly",
@@ -147,30 +149,43 @@ def posterior_hands(
     Bayes' rule over :func:`hands` with :func:`face_choice_likelihood` for each bid, the
     bids taken as independent choices given the hand. Probabilities sum to 1.
     """
+    probs = posterior_probs(n, tuple(bid_faces), tau, wild, sharpness)
+    return [(counts, p) for (counts, _), p in zip(hands(n), probs, strict=True)]
+
+
+def posterior_probs(
+    n: int, bid_faces: tuple[int, ...], tau: float, wild: bool, sharpness: float = 1.0
+) -> tuple[float, ...]:
+    """The probabilities of :func:`posterior_hands`, in the order of :func:`hands` (cached:
+    the play-outs sample from the posteriors the estimator reads; a flat tuple of floats, so
+    the cache holds no objects for the garbage collector to walk)."""
     if not bid_faces or tau <= 0.0:
-        return list(hands(n))
-    return list(_posterior(n, tuple(bid_faces), tau, wild, sharpness))
+        return _prior_probs(n)
+    return _posterior_probs(n, bid_faces, tau, wild, sharpness)
+
+
+@lru_cache(maxsize=16)
+def _prior_probs(n: int) -> tuple[float, ...]:
+    return tuple(p for _, p in hands(n))
 
 
 @lru_cache(maxsize=4096)
-def _posterior(
+def _posterior_probs(
     n: int, bid_faces: tuple[int, ...], tau: float, wild: bool, sharpness: float
-) -> tuple[Hand, ...]:
-    """:func:`posterior_hands` with bids (cached: the play-outs sample from the posteriors
-    the estimator reads)."""
-    weighted: list[Hand] = []
+) -> tuple[float, ...]:
+    weighted: list[float] = []
     total = 0.0
     uniform = (1.0 - tau) / 6.0
     table = _face_weights(n, wild, sharpness)
-    for (counts, p), (weights, weight_sum) in zip(hands(n), table, strict=True):
+    for (_, p), (weights, weight_sum) in zip(hands(n), table, strict=True):
         # face_choice_likelihood inlined: the six weights are computed once per hand
         scale = tau / weight_sum
         w = p
         for face in bid_faces:
             w *= weights[face - 1] * scale + uniform
-        weighted.append((counts, w))
+        weighted.append(w)
         total += w
-    return tuple((c, w / total) for c, w in weighted)
+    return tuple(w / total for w in weighted)
 
 
 @lru_cache(maxsize=64)
@@ -189,7 +204,7 @@ def _face_weights(
 
 
 @lru_cache(maxsize=64)
-def _hand_matches(n: int, wild: bool) -> tuple[tuple[int, ...], ...]:
+def hand_matches(n: int, wild: bool) -> tuple[tuple[int, ...], ...]:
     """Per hand of :func:`hands`, its matches of each face (index face-1)."""
     return tuple(
         tuple(counts_matches(counts, f, wild=wild) for f in range(1, 7)) for counts, _ in hands(n)
@@ -226,13 +241,13 @@ def posterior_match_pmfs(
     Cached: the same opponent's bids come back at every decision of a round, so callers
     pass ``bid_faces`` sorted and ``tau`` rounded to keep the key space small.
     """
-    post = posterior_hands(n, bid_faces, tau, wild=wild, sharpness=sharpness)
-    table = _hand_matches(n, wild)  # post lists the hands in the order of hands(n)
+    probs = posterior_probs(n, bid_faces, tau, wild, sharpness)
+    table = hand_matches(n, wild)  # both in the order of hands(n)
     out: list[tuple[float, ...]] = []
     for f in range(6):
         # matches_pmf inlined, on the matches table
         pmf = [0.0] * (n + 1)
-        for (_, p), matches in zip(post, table, strict=True):
+        for p, matches in zip(probs, table, strict=True):
             pmf[matches[f]] += p
         out.append(tuple(pmf))
     return tuple(out)
