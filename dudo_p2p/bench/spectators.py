@@ -39,7 +39,7 @@ MARGINS: dict[str, tuple[float, str]] = {
     "seat_frames_per_action": (0.05, "seat_frames_per_action"),
 }
 # A full run: this many pairs (without, with), each run BIDS bids agreed by all 6 seats; the
-# section takes about 2 minutes on an idle 2-core machine (one pair: ~15 s)
+# section took 146-205 s on a 2-core machine shared with other work (load 5-15; README)
 PAIRS = 7
 BIDS = 100  # (a run's p99 is then its 2nd-slowest bid, as the consensus section's of 150)
 # The spectators run under SCHED_IDLE once started (peers.SPECTATOR_PRIORITIES): on a LAN
