@@ -172,3 +172,30 @@ def _pair_text(pair: tuple[dict[str, Value], dict[str, Value]], key: str) -> str
     if isinstance(a, float) and isinstance(b, float):
         return f"{a:.3g} -> {b:.3g} ({b - a:+.2g})"
     return "-"
+
+
+def main(argv: list[str]) -> int:
+    """``python -m dudo_p2p.bench.spectators [--pairs N] [--bids B] [--count C] [--priority
+    P]``: the section with more pairs than ``scripts/bench`` runs (it runs PAIRS), for a
+    verdict one 2-minute section cannot reach on a loaded machine (README: 35 pairs); the
+    pair lines and verdicts on stderr, the figures as one JSON line on stdout. Exit 0 when
+    every judged figure is unchanged, 1 when one changed, 2 when we can't tell."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m dudo_p2p.bench.spectators")
+    parser.add_argument("--pairs", type=int, default=PAIRS)
+    parser.add_argument("--bids", type=int, default=BIDS)
+    parser.add_argument("--count", type=int, default=4, help="spectators (at most 16)")
+    parser.add_argument("--priority", choices=("idle", "normal"), default=PRIORITY)
+    args = parser.parse_args(argv)
+    out = with_spectators(False, args.count, pairs=args.pairs, bids=args.bids,
+                          priority=args.priority)
+    print(json.dumps(out))
+    verdict = out["spectator_verdict"]
+    overall_ = verdict.get("overall") if isinstance(verdict, dict) else None
+    return {1.0: 0, -1.0: 1}.get(overall_ if overall_ is not None else 0.0, 2)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -164,3 +164,24 @@ def test_the_bench_table_lists_every_judged_figure() -> None:
     source = Path(inspect.getfile(with_spectators)).read_text()
     assert any(isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "MARGINS"
                for node in ast.parse(source).body)
+
+
+def test_the_longer_run_says_its_verdict_in_its_exit_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from dudo_p2p.bench import spectators
+
+    asked: list[tuple[object, ...]] = []
+    said = [1.0]
+
+    def fake(quick: bool, count: int, *, pairs: int, bids: int,
+             priority: str) -> dict[str, Value]:
+        asked.append((quick, count, pairs, bids, priority))
+        return {"spectator_verdict": {"overall": said[0]}}
+
+    monkeypatch.setattr(spectators, "with_spectators", fake)
+    for word, code in ((1.0, 0), (-1.0, 1), (0.0, 2)):
+        said[0] = word
+        assert spectators.main(["--pairs", "35"]) == code
+    assert asked[0] == (False, 4, 35, spectators.BIDS, "idle")
+    assert capsys.readouterr().out.count("spectator_verdict") == 3
