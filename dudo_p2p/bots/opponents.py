@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from dudo_p2p.bots.knowledge import informative_faces
 from dudo_p2p.bots.prob import (
     binomial_pmf,
-    face_choice_likelihood,
+    face_weights,
     match_probability,
     posterior_match_pmfs,
     prob_at_least,
@@ -71,13 +71,13 @@ class TruthModel:
                     continue
                 counts = _counts(result.dice[seat])
                 ll = self._loglik.setdefault(seat, [0.0] * len(GRID))
+                # face_choice_likelihood over the grid, its six weights computed once per hand
+                weights = face_weights(counts, wild, self.sharpness)
+                total = sum(weights)
                 for face in seat_faces:
+                    w = weights[face - 1]
                     for i, tau in enumerate(GRID):
-                        ll[i] += math.log(
-                            face_choice_likelihood(
-                                counts, face, tau, wild=wild, sharpness=self.sharpness
-                            )
-                        )
+                        ll[i] += math.log(tau * w / total + (1.0 - tau) / 6.0)
 
     def tau(self, seat: int) -> float:
         """Posterior-mean truthfulness of ``seat`` (the prior mean when nothing is known)."""

@@ -31,6 +31,7 @@ __all__ = [
     "convolve",
     "counts_matches",
     "face_choice_likelihood",
+    "face_weights",
     "hand_matches",
     "hands",
     "match_probability",
@@ -135,10 +136,13 @@ def face_choice_likelihood(
     keeps a hand with no match for a face possible; a higher ``sharpness`` models a bidder
     who names its best face more strictly. Otherwise the face is uniform. ``tau`` in [0, 1].
     """
-    weights = [
-        float((counts_matches(counts, f, wild=wild) + 0.5) ** sharpness) for f in range(1, 7)
-    ]
+    weights = face_weights(counts, wild, sharpness)
     return tau * weights[face - 1] / sum(weights) + (1.0 - tau) / 6.0
+
+
+def face_weights(counts: Counts, wild: bool, sharpness: float) -> list[float]:
+    """The weight of each face (index face-1) in :func:`face_choice_likelihood`."""
+    return [float((counts_matches(counts, f, wild=wild) + 0.5) ** sharpness) for f in range(1, 7)]
 
 
 def posterior_hands(
@@ -196,9 +200,7 @@ def _face_weights(
     and their sum."""
     out: list[tuple[tuple[float, ...], float]] = []
     for counts, _ in hands(n):
-        weights = [
-            float((counts_matches(counts, f, wild=wild) + 0.5) ** sharpness) for f in range(1, 7)
-        ]
+        weights = face_weights(counts, wild, sharpness)
         out.append((tuple(weights), sum(weights)))
     return tuple(out)
 
