@@ -138,7 +138,7 @@ def thin_stream(fd: object) -> bool:
     second: under heavy loss the doubling timer (0.3, 0.6, 1.2, 2.4 s ...) stalled it for
     seconds, the ZMTP heartbeat then closed it after 3 s and the redial took seconds more,
     so a live seat went unheard past the 4.5 s silence limit (``tests/lan/link_gaps.py`` at
-    25 % loss: 15 silences over 4.5 s in 4 runs of 300 s without, 8 with; at two seats with
+    25 % loss, 6 pairs of 300 s runs: 22 silences over 4.5 s without, 9 with; at two seats with
     no grace such a silence is a claim and the game is abandoned, ``lan_sweep --hard``).
     Linux only; elsewhere, or when ``fd`` is no longer a TCP socket (the connection closed
     before its event was read), nothing happens. Setting it on another TCP socket of ours,

@@ -1,6 +1,7 @@
 """How long a live peer goes unheard on the lossy LAN: the silences a seat's links make.
 
-``python tests/lan/link_gaps.py --seconds 300 --loss 0.25 [--no-thin] [--pin-arp] [--seed N]``
+``python tests/lan/link_gaps.py --seconds 300 --loss 0.25 [--no-thin] [--pin-arp] [--seed N]
+[--connect-timeout MS]``
 (root) makes two namespaces on the lossy switch (``tests/net/lossy.py``; 40 +- 10 ms, 3 %
 duplication, as ``lan_sweep --hard`` seed 13), and in each a process that holds our real
 ``Links`` (one ROUTER, one DEALER to the other, relinked on a drop as the node does) and sends
@@ -29,14 +30,18 @@ import tempfile
 import time
 from pathlib import Path
 
+from dudo_p2p.net.dealer import LinkTimers
+
 _HERE = Path(__file__).resolve().parent
 for _where in (_HERE.parent / "net",):
     sys.path.insert(0, str(_where))
 
 PORT = 47000
+LINK_TIMERS = LinkTimers()
 
 
-def peer(me: str, bind: str, other: str, seconds: float, seed: int, thin: bool) -> None:
+def peer(me: str, bind: str, other: str, seconds: float, seed: int, thin: bool,
+         connect_timeout: int) -> None:
     """One side: send like a seat, note when frames arrive (run inside its namespace)."""
     import zmq
 
@@ -47,7 +52,8 @@ def peer(me: str, bind: str, other: str, seconds: float, seed: int, thin: bool) 
         dealer.thin_stream = router.thin_stream = lambda fd: False  # type: ignore[assignment]
     rng = random.Random(f"{seed}-{me}")
     ctx: zmq.Context[object] = zmq.Context()
-    links = Links(ctx, me.encode() * 8, bind_host=bind, port=PORT)
+    links = Links(ctx, me.encode() * 8, bind_host=bind, port=PORT,
+                  timers=LinkTimers(connect_timeout=connect_timeout))
     links.connect(b"other", other, PORT)
     poller = zmq.Poller()
     for sock in links.sockets_for_poll():
@@ -93,10 +99,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--no-thin", action="store_true")
     parser.add_argument("--pin-arp", action="store_true")
+    parser.add_argument("--connect-timeout", type=int, default=LINK_TIMERS.connect_timeout,
+                        help="ms (LinkTimers.connect_timeout)")
     parser.add_argument("--peer", nargs=3, metavar=("ME", "BIND", "OTHER"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peer:
-        peer(*args.peer, args.seconds, args.seed, not args.no_thin)
+        peer(*args.peer, args.seconds, args.seed, not args.no_thin, args.connect_timeout)
         return 0
     from lossy import LossyLan
     from netns import NetnsLab
@@ -117,6 +125,7 @@ def main() -> int:
             procs = [subprocess.Popen(
                 [*lan.prefix(me), sys.executable, __file__, "--seconds", str(args.seconds),
                  "--seed", str(args.seed), *(["--no-thin"] if args.no_thin else []),
+                 "--connect-timeout", str(args.connect_timeout),
                  "--peer", me, lan.address(me), lan.address(other)],
                 stdout=subprocess.PIPE, text=True) for me, other in (("a", "b"), ("b", "a"))]
             for proc in procs:
