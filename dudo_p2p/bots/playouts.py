@@ -30,7 +30,8 @@ seat: ``-1`` when it loses a die, ``+gain_value`` when a right ¡Calzo! gives it
 
 Only the round's bidding is modelled (raise, doubt, exact call under the table's raise
 rules, wilds and palifico lock); :func:`supported` says when a decision fits that model.
-The sample count is fixed, so a seeded bot decides the same way every time.
+The sample count is fixed, so a seeded bot decides the same way every time. The evaluators
+of one decision share their tables (:class:`~dudo_p2p.bots.playout_tables.PlayoutShare`).
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ class PlayoutEvaluator:
         self._share = share
         self._raises = share.raises
         # Our hand's matches, and each other seat's hands to sample with their cumulative
-        # weights (see sample_world).
+        # weights (see _sample).
         own = know.own_dice or ()
         self._own = tuple(
             sum(1 for d in own if d == f or (self.wild and f != 1 and d == 1))
@@ -145,10 +146,6 @@ class PlayoutEvaluator:
         self._per_face: dict[int, tuple[list[dict[int, Move]], list[Belief]]] = {}
 
     # ---- worlds --------------------------------------------------------------------------
-
-    def sample_world(self, rng: random.Random) -> list[Matches]:
-        """Matches per face (index face-1) for each seat of ``order`` in one sampled world."""
-        return self._sample(rng)[0]
 
     def _sample(self, rng: random.Random) -> tuple[list[Matches], tuple[int, ...]]:
         """A sampled world and the index of each position's hand in its sampler (ours: 0).
@@ -363,10 +360,7 @@ class PlayoutEvaluator:
                     move = self._move(world[actor], rows[actor], bid, fitted[actor])
                     memo[key] = move
             if move is None:
-                f = bid[1] - 1
-                held = 0
-                for matches in world:
-                    held += matches[f]
+                held = self._held(world, bid[1])
                 return self._loss(actor if held >= bid[0] else bidder)
             if draws and actor and draws[2 * step] >= truth[actor]:
                 # face_choice inlined: not its best face, the minimum raise on a drawn face
