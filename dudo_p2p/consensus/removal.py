@@ -46,6 +46,7 @@ from dudo_p2p.consensus.faults import VoteBook, majority_removed, remaining, rem
 from dudo_p2p.consensus.presence import Presence
 from dudo_p2p.consensus.reasons import Outcome, Reason
 from dudo_p2p.consensus.removal_cheats import Cheats
+from dudo_p2p.consensus.removal_doubt import heard_after, silent_since
 from dudo_p2p.consensus.removal_hold import Hold
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.consensus.timers import NO_LAG, Lag, Timers, awaited, patience
@@ -115,11 +116,16 @@ class Removals:
                                  "own absence")
         rep = ctx.replica
         parts = rep.epoch.participants
+        back = set()
         for seat in parts:
             if seat != ctx.seat:
                 event = presence.observe(seat, timers.last_heard[seat], now)
                 if event is not None:
                     yield Emit(event)
+                    if isinstance(event, ev.SeatReconnected):
+                        back.add(seat)
+        if back:
+            silent_since(presence, timers.last_heard, ctx.seat, back, now)
         mine, acked = self.race.slot.mine, None
         if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
             acked = self.race.acks(mine, rep.epoch.number)
@@ -150,10 +156,19 @@ class Removals:
             yield Log("warning", "no seat heard for long: the table is gone")
 
     def link_doubt(self, epoch: int, seat: int) -> bool:
-        """We once withdrew a vote against ``seat`` (the table heard it when we did not) and
-        no other seat votes it out now: our silence from it says more about our link than
-        about it (a one-way cut made us vote it out, stall and withdraw every round)."""
-        return seat in self.votes.disputed and not self.votes.seconded(epoch, seat, self.ctx.seat)
+        """Our silence from ``seat`` says more about our link than about it, and no other
+        seat votes it out now (then it is really gone): we once withdrew a vote against it
+        (the table heard it when we did not: a one-way cut made us vote it out, stall and
+        withdraw every round), or, with three seats or more in the epoch, no other seat was
+        heard well after it last was (:mod:`~dudo_p2p.consensus.removal_doubt`)."""
+        me = self.ctx.seat
+        if self.votes.seconded(epoch, seat, me):
+            return False
+        if seat in self.votes.disputed:
+            return True
+        if len(self.ctx.replica.epoch.participants) <= 2:
+            return False  # two seats: a claim, which ends the game abandoned (§4.6)
+        return not heard_after(self.timers.last_heard, me, seat, self.ctx.timeouts.silence)
 
     def may_vote(self, target: int) -> bool:
         """:meth:`vote` would sign a vote against ``target`` in the current epoch now."""

@@ -22,9 +22,11 @@ ended without a winner (abandoned, the table gone) on another log is noted, not 
 Run it over a range of seeds (it prints every failing seed with its faults)::
 
     python -m tests.consensus.fault_sweep FIRST LAST [--seats N] [--any-crash] [-v]
+    python -m tests.consensus.fault_sweep FIRST LAST --total-loss SECONDS [--seats N]
 
 (``--any-crash``: up to ``n - 2`` seats crash, a majority of them too: the seats left cannot
-remove them and must end, "table gone").
+remove them and must end, "table gone"; ``--total-loss``: no other fault than every frame
+to every seat lost for that long from 0.1 s, N seats, 3 by default: ``FaultSweep.total_loss``).
 
 ``tests/consensus/test_fault_sweep.py`` keeps the seeds it found, each fixed at the root.
 """
@@ -133,6 +135,17 @@ class FaultSweep:
         self.last_fault = max([s.end for s in self.storms] + [0.0])
         self._route = self.net.route
         self.net.route = self.route
+
+    @classmethod
+    def total_loss(cls, seed: int, seats: int, length: float, start: float = 0.1) -> FaultSweep:
+        """Seed ``seed``'s table of ``seats`` with one fault alone: every frame to every seat
+        lost for ``length`` seconds from ``start`` (the switch down: a total outage)."""
+        sweep = cls(seed, seats)
+        sweep.crashes, sweep.pause = [], None
+        sweep.storms = [Storm(start, start + length, frozenset(range(seats)),
+                              dict.fromkeys(KINDS, 1.0), 0.0, 0.005)]
+        sweep.last_fault = start + length
+        return sweep
 
     def _storm(self) -> Storm:
         r = self.rng
@@ -316,15 +329,20 @@ class FaultSweep:
 
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
-    seats = None
+    seats = loss = None
     if "--seats" in argv:
         seats = int(argv[argv.index("--seats") + 1])
+    if "--total-loss" in argv:
+        loss = float(argv[argv.index("--total-loss") + 1])
     nums = [int(a) for i, a in enumerate(argv)
-            if not a.startswith("-") and (i == 0 or argv[i - 1] != "--seats")]
+            if not a.startswith("-") and (i == 0 or argv[i - 1] not in ("--seats", "--total-loss"))]
     first, last = nums[0], nums[1]
     failed = 0
     for seed in range(first, last):
-        sweep = FaultSweep(seed, seats, majority="--any-crash" not in argv)
+        if loss is not None:
+            sweep = FaultSweep.total_loss(seed, seats or 3, loss)
+        else:
+            sweep = FaultSweep(seed, seats, majority="--any-crash" not in argv)
         v = sweep.play()
         if not v.ok or v.note or verbose:
             print(f"seed {seed}: {'ok' if v.ok else 'FAIL ' + v.why} {v.note} "

@@ -63,3 +63,33 @@ def test_random_faults_leave_nobody_hanging_and_one_log(seed: int) -> None:
     sweep = FaultSweep(seed)
     verdict = sweep.play()
     assert verdict.ok, f"{verdict.why} | {sweep.describe()}"
+
+
+# A total loss (every frame to every seat lost, no other fault) shorter than the table-gone
+# delay (silence + grace + 10 s = 14.5 s here), 8 s from 0.1 s (``--total-loss 8``). On main
+# 7efffb2 every seat voted every other out as silent, valid majorities stood against every
+# seat and the removals completed in other orders at different seats: at 3 seats seed 0 one
+# seat removed, seeds 1 and 2 one abandoned on a log of its own while two finished; at 4,
+# seed 0 a fork and two seats that never ended (e2:recover), seed 1 two abandoned, seed 2 all
+# four abandoned; at 6, two to four seats abandoned or removed in each. Now a seat that heard
+# no other seat since the target fell silent votes none out for it, and one heard again gives
+# the others a silence more (consensus/removal_doubt.py): nobody is removed, all finish.
+@pytest.mark.parametrize("seats", [3, 4, 6])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_total_loss_shorter_than_the_table_gone_delay_removes_nobody(seats: int,
+                                                                       seed: int) -> None:
+    sweep = FaultSweep.total_loss(seed, seats, 8.0)
+    verdict = sweep.play()
+    assert verdict.ok, f"{verdict.why} | {sweep.describe()}"
+    assert set(verdict.outcomes.values()) == {"finished"}, verdict.outcomes
+
+
+def test_a_total_loss_past_the_table_gone_delay_ends_every_seat_table_gone() -> None:
+    """20 s of total loss at 3 seats: no seat hears another for the table-gone delay (14.5 s),
+    so each ends "table gone" (protocol.md §4.6 timer table) 14.5 s after it last heard one,
+    without a winner; nobody is removed and no two logs fork."""
+    sweep = FaultSweep.total_loss(0, 3, 20.0)
+    verdict = sweep.play()
+    assert verdict.ok, f"{verdict.why} | {sweep.describe()}"
+    assert set(verdict.outcomes.values()) == {"table-gone"}, verdict.outcomes
+    assert all(14.5 < at < 15.0 for at in sweep.over_at.values()), sweep.over_at
