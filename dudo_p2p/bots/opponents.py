@@ -299,7 +299,8 @@ def seen_chance(
             continue
         bid_faces = faces.get(other)
         if bid_faces and reading > 0:
-            pmfs = posterior_match_pmfs(n, tuple(sorted(bid_faces)), reading, wild)
+            # sharpness given as the play-outs give it: one cache entry for both
+            pmfs = posterior_match_pmfs(n, tuple(sorted(bid_faces)), reading, wild, 1.0)
             parts.append(list(pmfs[bid.face - 1]))
         else:
             parts.append(binomial_pmf(n, match_probability(bid.face, wild=wild)))
