@@ -49,6 +49,22 @@ def test_a_seed_the_sweep_found_hung_or_split_ends_on_one_log(seed: int) -> None
     assert verdict.ok, f"{verdict.why} | {sweep.describe()}"
 
 
+# Seeds where the table finished but a live seat ended without a winner on a log of its own
+# (noted by the sweep, not failed), on main 7efffb2 (seeds 450-1200 swept): 789 seat 1
+# abandoned; 928 seats 2 and 4 "table gone"; 1117 seat 2 abandoned, 1, 4 and 5 removed. With
+# removal_doubt.py (a seat that hears nobody else votes nobody out for silence) nobody ends so.
+LIVE_SEAT_KEPT = [789, 928, 1117]
+
+
+@pytest.mark.parametrize("seed", LIVE_SEAT_KEPT)
+def test_a_seed_where_a_live_seat_ended_alone_without_a_winner_now_ends_with_the_table(
+        seed: int) -> None:
+    sweep = FaultSweep(seed)
+    verdict = sweep.play()
+    assert verdict.ok and not verdict.note, f"{verdict.why} {verdict.note} | {sweep.describe()}"
+    assert not {"abandoned", "table-gone"} & set(verdict.outcomes.values()), verdict.outcomes
+
+
 @pytest.mark.parametrize("seed", FIXED_ANY_CRASH)
 def test_the_seats_left_after_a_majority_crashed_end_without_a_winner(seed: int) -> None:
     sweep = FaultSweep(seed, majority=False)
