@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import statistics
+import subprocess
 import sys
 from collections.abc import Callable
 
@@ -174,10 +175,33 @@ def _pair_text(pair: tuple[dict[str, Value], dict[str, Value]], key: str) -> str
     return "-"
 
 
+def spinning(count: int) -> Measure:
+    """A control for with_spectators' ``measure``: measure_bids with, in place of the
+    spectators, ``count`` processes that only spin under SCHED_IDLE and serve nothing (the
+    side "with" gets them, the side "without" nothing). What it moves is what sharing the
+    cores with idle-priority work does to the seats, with no seat serving anyone."""
+
+    def measure(n: int, want: int, rtt: Value, *, spectators: int = 0,
+                **kwargs: object) -> dict[str, Value]:
+        spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                    for _ in range(count if spectators else 0)]
+        try:
+            for spinner in spinners:
+                os.sched_setscheduler(spinner.pid, os.SCHED_IDLE, os.sched_param(0))
+            return measure_bids(n, want, rtt, **kwargs)  # type: ignore[arg-type]
+        finally:
+            for spinner in spinners:
+                spinner.kill()
+                spinner.wait()
+
+    return measure
+
+
 def main(argv: list[str]) -> int:
     """``python -m dudo_p2p.bench.spectators [--pairs N] [--bids B] [--count C] [--priority
-    P]``: the section with more pairs than ``scripts/bench`` runs (it runs PAIRS), for a
-    verdict one 2-minute section cannot reach on a loaded machine (README: 35 pairs); the
+    P] [--control]``: the section with more pairs than ``scripts/bench`` runs (it runs
+    PAIRS), for a verdict one 2-minute section cannot reach on a loaded machine (README: 35
+    pairs), or its control (:func:`spinning`); the
     pair lines and verdicts on stderr, the figures as one JSON line on stdout. Exit 0 when
     every judged figure is unchanged, 1 when one changed, 2 when we can't tell."""
     import argparse
@@ -188,9 +212,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--bids", type=int, default=BIDS)
     parser.add_argument("--count", type=int, default=4, help="spectators (at most 16)")
     parser.add_argument("--priority", choices=("idle", "normal"), default=PRIORITY)
+    parser.add_argument("--control", action="store_true",
+                        help="spinning SCHED_IDLE processes in place of the spectators")
     args = parser.parse_args(argv)
     out = with_spectators(False, args.count, pairs=args.pairs, bids=args.bids,
-                          priority=args.priority)
+                          priority=args.priority,
+                          measure=spinning(args.count) if args.control else measure_bids)
     print(json.dumps(out))
     verdict = out["spectator_verdict"]
     overall_ = verdict.get("overall") if isinstance(verdict, dict) else None

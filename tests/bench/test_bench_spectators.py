@@ -175,7 +175,7 @@ def test_the_longer_run_says_its_verdict_in_its_exit_code(
     said = [1.0]
 
     def fake(quick: bool, count: int, *, pairs: int, bids: int,
-             priority: str) -> dict[str, Value]:
+             priority: str, measure: object) -> dict[str, Value]:
         asked.append((quick, count, pairs, bids, priority))
         return {"spectator_verdict": {"overall": said[0]}}
 
@@ -185,3 +185,27 @@ def test_the_longer_run_says_its_verdict_in_its_exit_code(
         assert spectators.main(["--pairs", "35"]) == code
     assert asked[0] == (False, 4, 35, spectators.BIDS, "idle")
     assert capsys.readouterr().out.count("spectator_verdict") == 3
+
+
+def test_the_control_spins_idle_processes_in_place_of_spectators(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    from dudo_p2p.bench import spectators
+
+    seen: list[tuple[int, list[int]]] = []
+
+    def fake(n: int, want: int, rtt: object, **kwargs: object) -> dict[str, Value]:
+        assert "spectators" not in kwargs  # no spectator at all: only the spinners
+        me = os.getpid()
+        with open(f"/proc/{me}/task/{me}/children") as children:
+            pids = [int(p) for p in children.read().split()]
+        seen.append((n, [os.sched_getscheduler(p) for p in pids]))
+        return {}
+
+    monkeypatch.setattr(spectators, "measure_bids", fake)
+    measure = spectators.spinning(2)
+    measure(6, 10, None, spectators=4, priority="idle")
+    measure(6, 10, None, spectators=0, priority="idle")
+    assert seen[0] == (6, [os.SCHED_IDLE, os.SCHED_IDLE]) and seen[1] == (6, [])
