@@ -214,7 +214,8 @@ def ending(session: NodeSession, code: Exit, interrupted: bool) -> str | None:
         case Exit.REMOVED if played:
             return f"the table removed us ({end.removed_for})"
         case Exit.TABLE_GONE if played:
-            return f"no seat heard for {end.silent_after:.0f} s: the table is gone"
+            return (f"no seat heard for {end.silent_after:.0f} s: the table is gone "
+                    "(or this machine's network is down)")
         case Exit.ABANDONED if played and end.abandoned_by == end.seat and end.other is not None:
             return (f"game abandoned: two seats were left and {seated[end.other]} claimed we "
                     "went silent or stalled; nobody wins")

@@ -194,7 +194,7 @@ EN: dict[str, str] = {
     "outcome.finished": "The game is over",
     "outcome.removed": "The table removed you from the game",
     "outcome.abandoned": "Game abandoned: two were left and {name} did not come back. Nobody wins",
-    "outcome.table_gone": "Nobody else is heard: the table is gone",
+    "outcome.table_gone": "Nobody else is heard: the table is gone, or your network is down",
     "outcome.unknown": "The game is over",
     "cheat.equivocation": "Cheat! {name} signed two different moves and is out",
     "cheat.bad_reveal": "Cheat! {name}'s dice do not match what was promised; out",

@@ -196,7 +196,7 @@ ES: dict[str, str] = {
     "outcome.finished": "La partida terminó",
     "outcome.removed": "La mesa te sacó de la partida",
     "outcome.abandoned": "Partida abandonada: quedaban dos y {name} no volvió. Nadie gana",
-    "outcome.table_gone": "No se oye a nadie más: la mesa se disolvió",
+    "outcome.table_gone": "No se oye a nadie más: la mesa se disolvió, o tu red no funciona",
     "outcome.unknown": "La partida terminó",
     "cheat.equivocation": "¡Trampa! {name} firmó dos jugadas distintas y queda fuera",
     "cheat.bad_reveal": "¡Trampa! Los dados de {name} no cuadran con lo prometido; queda fuera",
