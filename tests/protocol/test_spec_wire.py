@@ -133,6 +133,9 @@ _OPTIONS = {
     "ZMQ_HEARTBEAT_IVL": zmq.HEARTBEAT_IVL, "_TIMEOUT": zmq.HEARTBEAT_TIMEOUT,
     "_TTL": zmq.HEARTBEAT_TTL, "ZMQ_RECONNECT_IVL": zmq.RECONNECT_IVL,
     "_MAX": zmq.RECONNECT_IVL_MAX, "ZMQ_CONNECT_TIMEOUT": zmq.CONNECT_TIMEOUT,
+    # a kernel TCP option, not a ZMQ one: tests/net/test_net_thin.py reads it back from the
+    # kernel on both ends of both connections
+    "TCP TCP_THIN_LINEAR_TIMEOUTS (Linux only)": None,
 }
 
 
