@@ -124,8 +124,10 @@ class Removals:
                     yield Emit(event)
                     if isinstance(event, ev.SeatReconnected):
                         back.add(seat)
-        if back:
-            silent_since(presence, timers.last_heard, ctx.seat, back, now)
+        if back:  # a countdown that starts again is told again (the UI shows its end)
+            for seat, until in silent_since(presence, timers.last_heard, ctx.seat, back,
+                                            now).items():
+                yield Emit(ev.SeatDisconnected(seat, until))
         mine, acked = self.race.slot.mine, None
         if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
             acked = self.race.acks(mine, rep.epoch.number)

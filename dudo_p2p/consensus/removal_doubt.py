@@ -32,11 +32,14 @@ def heard_after(last_heard: dict[int, float], me: int, seat: int, silence: float
 
 
 def silent_since(presence: Presence, last_heard: dict[int, float], me: int,
-                 back: Collection[int], now: float) -> None:
+                 back: Collection[int], now: float) -> dict[int, float]:
     """Seats ``back`` are heard again: each seat still disconnected that no other seat was
     heard after is silent to us only from ``now``; its grace runs out no sooner than a
-    silence and a grace from ``now``."""
+    silence and a grace from ``now``. Returns the seats whose grace now ends later, with its
+    new end: the player was told the old one (``SeatDisconnected.until``) and is told again."""
     end = now + presence.silence + presence.grace
+    moved: dict[int, float] = {}
     for seat, until in presence.away.items():
-        if not heard_after(last_heard, me, seat, presence.silence, back):
-            presence.away[seat] = max(until, end)
+        if end > until and not heard_after(last_heard, me, seat, presence.silence, back):
+            presence.away[seat] = moved[seat] = end
+    return moved
