@@ -35,7 +35,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
-from dudo_p2p.cli.lan_list import Listing, listing
+from dudo_p2p.cli.lan_list import listing
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.net.beacon import decode, encode
 from dudo_p2p.net.discovery import Seen
@@ -47,7 +47,7 @@ from dudo_p2p.session.node_session import NodeSession
 from dudo_p2p.ui import theme
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.drive import HandClock, click_button, run_tables
-from dudo_p2p.ui.request import TableRequest
+from dudo_p2p.ui.request import TableListing, TableRequest
 from dudo_p2p.ui.settings import Settings
 from dudo_p2p.ui.table import END_GRACE_S, TableScene
 
@@ -59,10 +59,10 @@ GAME_S = 120.0  # bound on real time for one game of four in one thread
 class Tables:
     """The LAN list of the lobby: Ana's table, as her beacons would show it."""
 
-    def __init__(self, listed: list[Listing]) -> None:
+    def __init__(self, listed: list[TableListing]) -> None:
         self.listed = listed
 
-    def tables(self) -> list[Listing]:
+    def tables(self) -> list[TableListing]:
         return self.listed
 
 

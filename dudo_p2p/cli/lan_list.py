@@ -14,48 +14,32 @@ import logging
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from dudo_p2p.crypto.identity import fingerprint
 from dudo_p2p.errors import DecodeError
 from dudo_p2p.net.beacon import VERSION, Beacon, TableState
 from dudo_p2p.net.discovery import Discovery, Seen, SeenOther
 from dudo_p2p.protocol import beacon_rules
-from dudo_p2p.rules import RuleSet
+from dudo_p2p.ui.request import TableListing
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Listing:
-    """One table seen on the LAN, as the lobby shows it (ui.request.TableListing)."""
-
-    code: str
-    address: str
-    players: int
-    seats: int
-    host: str = ""  # the host's name, from its beacon
-    fingerprint: str = ""  # the host key's fingerprint: CODE@FINGERPRINT tells twins apart
-    state: str = "open"  # open (it takes players), full or playing (it can be watched)
-    rules: RuleSet | None = None  # what the beacon says the table plays (None: not known)
-    turn_timer_s: float = 0.0  # 0: no limit
-    version: int = VERSION  # another one: shown greyed, never joined or watched
-
-
-def listing(seen: Seen) -> Listing:
+def listing(seen: Seen) -> TableListing:
     """The row of a table of our version. DecodeError when its dice and variants do not
     make a rule set."""
     b = seen.beacon
     rules = beacon_rules.unpack(b.dice, b.variants)
-    return Listing(b.table_code, f"{seen.host}:{b.port}", b.seats_taken, b.seats_total, b.name,
-                   fingerprint(b.peer_id), b.state.name.lower(), rules, b.turn_timer_ms / 1000)
+    return TableListing(b.table_code, f"{seen.host}:{b.port}", b.seats_taken, b.seats_total,
+                        b.name, fingerprint(b.peer_id), b.state.name.lower(), rules,
+                        b.turn_timer_ms / 1000, VERSION)
 
 
-def other_listing(seen: SeenOther) -> Listing:
+def other_listing(seen: SeenOther) -> TableListing:
     """The greyed row of a table of another protocol version."""
     t = seen.table
-    return Listing(t.table_code, f"{seen.host}:{t.port}", t.seats_taken, t.seats_total, t.name,
-                   fingerprint(t.peer_id), t.state.name.lower(), version=t.version)
+    return TableListing(t.table_code, f"{seen.host}:{t.port}", t.seats_taken, t.seats_total,
+                        t.name, fingerprint(t.peer_id), t.state.name.lower(), version=t.version)
 
 
 class LanDirectory:
@@ -73,7 +57,7 @@ class LanDirectory:
             return
         self.discovery.set_beacon(Beacon(os.urandom(32), 1, name="lobby"))
 
-    def tables(self) -> list[Listing]:
+    def tables(self) -> list[TableListing]:
         if self.discovery is None:
             return []
         now = time.monotonic()

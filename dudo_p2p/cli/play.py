@@ -28,7 +28,6 @@ from dudo_p2p.bots import make_bot
 from dudo_p2p.cli import common
 from dudo_p2p.cli.bot_table import pace_dir, spawn_bot_peers, start_bot_table
 from dudo_p2p.cli.lan_list import LanDirectory as LanDirectory
-from dudo_p2p.cli.lan_list import Listing as Listing
 from dudo_p2p.consensus.presence import HUMAN_GRACE
 from dudo_p2p.crypto.identity import Identity
 from dudo_p2p.errors import DudoError

@@ -8,7 +8,7 @@
 
 A table of another protocol version is listed greyed with "otra versión del juego" and no
 button: nobody can sit at it, nor watch it (protocol.md §2.5 "Versions"). A listing without
-``rules`` (a directory that does not know them) leaves line 2 out.
+``rules`` (a directory that does not know them) leaves line 3 out.
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from functools import partial
 
 import pygame
 
-from dudo_p2p.rules import RuleSet
 from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.i18n import Tr
-from dudo_p2p.ui.request import TableListing
+from dudo_p2p.ui.request import WIRE_VERSION, TableListing
 from dudo_p2p.ui.waiting import table_line
 from dudo_p2p.ui.widgets import Button
 
@@ -30,7 +29,6 @@ JOIN_X = 436  # left edge of the Join buttons of the listed tables (Watch beside
 TOP = 404  # the first row's top
 ROW_H = 60  # three lines: 22, 18 and 19 px
 MAX_ROWS = 3  # what the panel holds at the default window size
-WIRE_VERSION = 2  # the version our listings carry (a listing without one is ours)
 
 
 @dataclass(frozen=True)
@@ -45,18 +43,20 @@ class Row:
 
 def row(tr: Tr, listing: TableListing) -> Row:
     """The words of ``listing``'s row in ``tr``'s language."""
-    fp, host = getattr(listing, "fingerprint", ""), getattr(listing, "host", "")
-    code = f"{listing.code}@{fp}" if fp else listing.code
+    code, host = _code(listing), listing.host
     title = (tr("lobby.table_row_host", code=code, host=host, players=listing.players,
                 seats=listing.seats) if host else
              tr("lobby.table_row", code=code, players=listing.players, seats=listing.seats))
-    version = getattr(listing, "version", WIRE_VERSION)
-    if version != WIRE_VERSION:
-        return Row(title, tr("lobby.other_version", v=version), listing.address, True)
-    rules = getattr(listing, "rules", None)
-    timer = getattr(listing, "turn_timer_s", 0.0)
-    table = table_line(tr, rules, timer) if isinstance(rules, RuleSet) else ""
+    if listing.version != WIRE_VERSION:
+        return Row(title, tr("lobby.other_version", v=listing.version), listing.address, True)
+    rules = listing.rules
+    table = table_line(tr, rules, listing.turn_timer_s) if rules is not None else ""
     return Row(title, table, listing.address, False)
+
+
+def _code(listing: TableListing) -> str:
+    """``CODE@FINGERPRINT``, or the code alone when the listing has no fingerprint."""
+    return f"{listing.code}@{listing.fingerprint}" if listing.fingerprint else listing.code
 
 
 def draw_rows(tr: Tr, surface: pygame.Surface, listings: list[TableListing],
@@ -77,12 +77,10 @@ def draw_rows(tr: Tr, surface: pygame.Surface, listings: list[TableListing],
                       max_width=540)
         if words.other_version:
             continue
-        if getattr(listing, "state", "open") == "open":
+        if listing.state == "open":
             buttons.append(Button(pygame.Rect(JOIN_X, y, 86, 38), tr("lobby.join"),
                                   partial(join, listing.address), size=24, name=f"join_{i}"))
         # any table seen can be watched (protocol.md §4.9), a playing one above all
-        fp = getattr(listing, "fingerprint", "")
-        code = f"{listing.code}@{fp}" if fp else listing.code
         buttons.append(Button(pygame.Rect(JOIN_X + 92, y, 86, 38), tr("lobby.watch"),
-                              partial(watch, listing.address, code), size=24,
+                              partial(watch, listing.address, _code(listing)), size=24,
                               name=f"watch_{i}"))

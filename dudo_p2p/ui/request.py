@@ -18,6 +18,9 @@ from dudo_p2p.session import Session
 RequestKind = Literal["bots", "create", "join", "hotseat", "watch", "resume"]
 BOT_LEVELS = ("easy", "normal", "hard", "expert")
 TIMER_CHOICES: tuple[float | None, ...] = (None, 30.0, 60.0, 90.0)
+# the protocol version our tables speak (net/beacon.py's VERSION: this layer cannot import
+# it; tests/ui/test_lobby_tables.py checks they agree)
+WIRE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -56,22 +59,22 @@ class TableRequest:
     journal: str = ""  # resume: the journal of the interrupted game (resume_prompt.py)
 
 
-class TableListing(Protocol):
-    """One table seen on the LAN (a discovery beacon), as the lobby lists it. A listing may
-    also carry ``host`` (the host's name) and ``fingerprint`` (its key's): the lobby then
-    shows ``CODE@FINGERPRINT · host``."""
+@dataclass(frozen=True)
+class TableListing:
+    """One table seen on the LAN (a discovery beacon), as the lobby lists it: its code, the
+    ``host:port`` to join it by, the seats taken of how many. With ``host`` (the host's name)
+    and ``fingerprint`` (its key's) the lobby shows ``CODE@FINGERPRINT · host``."""
 
-    @property
-    def code(self) -> str: ...  # the 5-character table code
-
-    @property
-    def address(self) -> str: ...  # "host:port" to join it
-
-    @property
-    def players(self) -> int: ...
-
-    @property
-    def seats(self) -> int: ...
+    code: str  # the 5-character table code
+    address: str  # "host:port" to join it
+    players: int
+    seats: int
+    host: str = ""  # the host's name, from its beacon
+    fingerprint: str = ""  # the host key's fingerprint: CODE@FINGERPRINT tells twins apart
+    state: str = "open"  # open (it takes players), full or playing (it can be watched)
+    rules: RuleSet | None = None  # what the beacon says the table plays (None: not known)
+    turn_timer_s: float = 0.0  # 0: no limit
+    version: int = WIRE_VERSION  # another one: shown greyed, never joined or watched
 
 
 class TableDirectory(Protocol):

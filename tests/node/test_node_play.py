@@ -12,9 +12,10 @@ from pathlib import Path
 import pygame
 from node_helpers import LOOPBACK_BROADCAST, Peer, host_args, loopback_net
 
-from dudo_p2p.cli.play import LanDirectory, Listing
+from dudo_p2p.cli.play import LanDirectory
 from dudo_p2p.net.beacon import Beacon, TableState, encode
 from dudo_p2p.rules import RuleSet
+from dudo_p2p.ui.request import TableListing
 
 
 def test_play_screenshot_against_real_bot_peers(tmp_path: Path, beacon_port: int) -> None:
@@ -47,7 +48,7 @@ def test_the_lobby_lists_a_table_hosted_on_the_lan(
     directory = LanDirectory(beacon_port, [LOOPBACK_BROADCAST])
     try:
         deadline = time.monotonic() + 20
-        found: list[Listing] = []
+        found: list[TableListing] = []
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as raw:
             raw.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
             while len(found) < 2 and time.monotonic() < deadline:

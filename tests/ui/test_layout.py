@@ -18,7 +18,7 @@ from dudo_p2p.session.local import LocalSession
 from dudo_p2p.ui import draw, side_panel, table_composer, table_layout, theme
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import LobbyScene
-from dudo_p2p.ui.request import TableRequest
+from dudo_p2p.ui.request import TableListing, TableRequest
 from dudo_p2p.ui.table import TableScene
 from dudo_p2p.ui.table_layout import own_hand_rect
 
@@ -116,16 +116,10 @@ def test_table_text_stays_inside_its_place_through_a_game(
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_lobby_text_stays_inside_its_place(clock: FakeClock, surface: pygame.Surface,
                                            monkeypatch: pytest.MonkeyPatch, lang: str) -> None:
-    @dataclasses.dataclass
-    class Listing:
-        code: str = "K7Q2P"
-        address: str = "[fe80::1234:5678:9abc:def0%wlp3s0]:65535"
-        players: int = 5
-        seats: int = 6
-
     class Directory:
-        def tables(self) -> list[Listing]:
-            return [Listing(), Listing(address="192.168.100.200:65535")]
+        def tables(self) -> list[TableListing]:
+            return [TableListing("K7Q2P", "[fe80::1234:5678:9abc:def0%wlp3s0]:65535", 5, 6),
+                    TableListing("K7Q2P", "192.168.100.200:65535", 5, 6)]
 
     rec = TextRecorder()
     monkeypatch.setattr(draw, "text", rec)

@@ -11,29 +11,33 @@ import pygame
 import pytest
 from node_helpers import LOOPBACK_BROADCAST, Peer, loopback_net
 
-from dudo_p2p.cli.lan_list import LanDirectory, Listing
+from dudo_p2p.cli.lan_list import LanDirectory
+from dudo_p2p.net.beacon import VERSION
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui import request as request_module
 from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import LobbyScene
-from dudo_p2p.ui.request import TableRequest
+from dudo_p2p.ui.request import TableListing, TableRequest
 
 from .conftest import FakeClock
 from .helpers import TextRecorder, click_button
 
-ANA = Listing("K7Q2P", "192.168.1.23:41234", 2, 4, "Ana", "SA4V-YESP", "open", RuleSet(), 30.0)
-BERNARDO = Listing("M4XR9", "192.168.1.40:39001", 3, 6, "Bernardo", "QW3E-RT5Y", "playing",
-                   RuleSet(starting_dice=3, calza_full_hand="bank", picado=True, pasar=True))
-OLD = Listing("ZZ8PQ", "192.168.1.77:40000", 1, 3, "Viejo", "AB12-CD34", "open", version=1)
+ANA = TableListing("K7Q2P", "192.168.1.23:41234", 2, 4, "Ana", "SA4V-YESP", "open", RuleSet(),
+                   30.0)
+BERNARDO = TableListing("M4XR9", "192.168.1.40:39001", 3, 6, "Bernardo", "QW3E-RT5Y",
+                        "playing",
+                        RuleSet(starting_dice=3, calza_full_hand="bank", picado=True, pasar=True))
+OLD = TableListing("ZZ8PQ", "192.168.1.77:40000", 1, 3, "Viejo", "AB12-CD34", "open",
+                   version=1)
 LEGIBLE = 17  # px: no line of a row is shrunk below this to fit
 
 
 class Directory:
-    def __init__(self, listings: list[Listing]) -> None:
+    def __init__(self, listings: list[TableListing]) -> None:
         self.listings = listings
 
-    def tables(self) -> list[Listing]:
+    def tables(self) -> list[TableListing]:
         return self.listings
 
 
@@ -81,6 +85,11 @@ def test_each_row_says_host_seats_dice_timer_and_variants_legibly(
         assert draw.fit(message, size, width)[1] >= LEGIBLE, (message, size, width)
         assert rect.right <= 620 and rect.bottom <= 586, (message, rect)  # inside the panel
         assert (colour == theme.DIM) == (message in expected[6:]), message  # greyed: the old
+
+
+def test_the_lobby_knows_the_version_our_beacons_carry() -> None:
+    # the UI may not import net: it keeps its own copy of the version, which must follow
+    assert request_module.WIRE_VERSION == VERSION
 
 
 def test_only_a_table_of_our_version_can_be_joined_or_watched(

@@ -17,7 +17,7 @@ from dudo_p2p.ui import app as app_module
 from dudo_p2p.ui import bench, draw, words
 from dudo_p2p.ui.app import App, add_parser
 from dudo_p2p.ui.lobby import LobbyScene
-from dudo_p2p.ui.request import TableRequest
+from dudo_p2p.ui.request import TableListing, TableRequest
 from dudo_p2p.ui.table import TableScene
 
 from .conftest import FakeClock
@@ -127,21 +127,11 @@ def test_lobby_rules_cycle_and_refuse_impossible_combinations(clock: FakeClock,
 
 def test_lobby_join_checks_the_address_and_lists_tables(clock: FakeClock,
                                                         surface: pygame.Surface) -> None:
-    @dataclasses.dataclass
-    class Listing:
-        code: str = "K7Q2P"
-        address: str = "127.0.0.1:5555"
-        players: int = 2
-        seats: int = 6
-
-    @dataclasses.dataclass
-    class Hosted(Listing):
-        host: str = "Ana"
-        fingerprint: str = "SA4V-YESP"
+    listed = TableListing("K7Q2P", "127.0.0.1:5555", 2, 6)
 
     class Directory:
-        def tables(self) -> list[Listing]:
-            return [Listing()]
+        def tables(self) -> list[TableListing]:
+            return [listed]
 
     app = App(bot_tables, "en", clock, surface=surface, directory=Directory())
     lobby = app.scene
@@ -152,7 +142,7 @@ def test_lobby_join_checks_the_address_and_lists_tables(clock: FakeClock,
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(draw, "text", recorder)
         assert "K7Q2P  ·  2/6 players" in recorder.frame(app)  # a listing with no host
-        lobby.listings = [Hosted()]
+        lobby.listings = [dataclasses.replace(listed, host="Ana", fingerprint="SA4V-YESP")]
         assert "K7Q2P@SA4V-YESP  ·  Ana  ·  2/6" in recorder.frame(app)
     lobby.address.value = "nonsense"
     click_button(app, "join_address")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pygame
@@ -37,7 +36,7 @@ from dudo_p2p.ui.app import App
 from dudo_p2p.ui.lobby import LobbyScene
 from dudo_p2p.ui.replay_records import RecordsScene
 from dudo_p2p.ui.replay_scene import ReplayScene
-from dudo_p2p.ui.request import TableRequest
+from dudo_p2p.ui.request import TableListing, TableRequest
 from dudo_p2p.ui.table import TableScene
 from dudo_p2p.ui.table_layout import own_hand_rect
 
@@ -53,22 +52,11 @@ def _settings_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(paths, "config_dir", lambda: tmp_path / "conf")
 
 
-@dataclass(frozen=True)
-class Listed:
-    code: str
-    address: str
-    players: int
-    seats: int
-    host: str = ""
-    fingerprint: str = ""
-    state: str = "open"
-
-
 class Directory:
-    def __init__(self, listings: list[Listed]) -> None:
+    def __init__(self, listings: list[TableListing]) -> None:
         self.listings = listings
 
-    def tables(self) -> list[Listed]:
+    def tables(self) -> list[TableListing]:
         return self.listings
 
 
@@ -80,8 +68,9 @@ def test_a_listed_table_can_be_watched_and_only_an_open_one_joined(
         asked.append(req)
         raise request.Unavailable("not in this test")
 
-    tables = Directory([Listed("KQ7XM", "10.0.0.2:4000", 2, 3, "Ana", "KX45-EVEW"),
-                        Listed("ABCDE", "10.0.0.3:4100", 3, 3, "Luz", "AB12-CD34", "playing")])
+    tables = Directory([
+        TableListing("KQ7XM", "10.0.0.2:4000", 2, 3, "Ana", "KX45-EVEW"),
+        TableListing("ABCDE", "10.0.0.3:4100", 3, 3, "Luz", "AB12-CD34", "playing")])
     app = App(factory, "es", clock, surface=surface, directory=tables)
     app.frame()
     names = {b.name for b in app.scene.buttons}
