@@ -104,6 +104,7 @@ class NodeLoop:
         journal_dir: Path | None = None,
         transport: Transport | None = None,
         rng: random.Random | None = None,
+        discovery: Discovery | None = None,
     ) -> None:
         if resume is None and not names.clean(name):  # before any socket is opened
             raise InvalidValue(f"the name {names.shown(name)!r} is empty once control and "
@@ -119,13 +120,14 @@ class NodeLoop:
             me = resume.seating.seat_of(identity.public_key)
             assert me is not None
             port = resume.addresses[me][1]  # the others' links point there
-        self.discovery: Discovery | None = None
+        self.discovery = discovery  # injected (tests), else ours when net.discovery is set
         self.transport: Transport = transport or ZmqTransport(
             identity.public_key, bind=net.bind, port=port)
         try:
-            if net.discovery:
+            if self.discovery is None and net.discovery:
                 broadcast = list(net.broadcast) if net.broadcast is not None else None
                 self.discovery = Discovery(net.beacon_port, broadcast_addresses=broadcast)
+            if self.discovery is not None:
                 self.transport.watch(self.discovery.fileno())
         except BaseException:
             self.transport.close()
@@ -223,14 +225,12 @@ class NodeLoop:
         due = [math.inf]
         if self.game is not None:
             due.append(self.game.next_deadline(now))  # the machine's, and settling's
-        lobby_due = self.gathering.next_deadline()  # re-sends, a joiner's give-up
-        if lobby_due is not None:
+        if (lobby_due := self.gathering.next_deadline()) is not None:  # re-sends, give-up
             due.append(lobby_due)
         if self.discovery is not None:
             beacon_due = self.discovery.next_deadline()
             due.append(now if beacon_due is None else beacon_due)
-        held = self.transport.next_deadline(now)
-        if held is not None:
+        if (held := self.transport.next_deadline(now)) is not None:
             due.append(held)
         return min(due)
 

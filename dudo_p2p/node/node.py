@@ -67,7 +67,8 @@ class Node(NodeLoop):
         is waited for ``grace_ms`` past the silence timeout (the reconnect grace, §4.6);
         ``prev``: the final log hash of the game this one follows (one more game, §4.9).
         Without ``journal_path`` the game journals itself into ``journal_dir``, if given.
-        ``inject``: ``clock``, ``transport``, ``rng`` for the constructor (tests)."""
+        ``inject``: ``clock``, ``transport``, ``rng``, ``discovery`` for the constructor
+        (tests)."""
         node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir,
                    **inject)
         code = table or new_table_code(node.rng)
@@ -100,7 +101,7 @@ class Node(NodeLoop):
         the first open one the beacons show (with code ``table`` when given, hosted by the
         key ``pin`` matches when given: an answer signed by another key is refused). Without
         ``journal_path`` the game journals itself into ``journal_dir``, if given. ``inject``:
-        ``clock``, ``transport``, ``rng`` for the constructor (tests)."""
+        ``clock``, ``transport``, ``rng``, ``discovery`` for the constructor (tests)."""
         node = cls(identity, name, net, journal_path=journal_path, journal_dir=journal_dir,
                    **inject)
         lobby = JoinerLobby(identity, name, net.bind, node.port, table=table, pin=pin,
@@ -117,7 +118,8 @@ class Node(NodeLoop):
         """Rebuild a crashed peer from its journal (same identity): the machine replays the
         log, takes back its secrets, reconnects to every seat and asks for what it missed.
         Raises DudoError when the journal holds no game of this identity. ``inject``:
-        ``clock``, ``transport``, ``rng`` for the constructor (tests), as for :meth:`host`."""
+        ``clock``, ``transport``, ``rng``, ``discovery`` for the constructor (tests), as for
+        :meth:`host`."""
         seated, entries = jr.resumable(journal_path, identity)
         node = cls(identity, name, net, journal_path=journal_path, resume=seated, **inject)
         now = node.clock()
