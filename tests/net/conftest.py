@@ -73,8 +73,6 @@ def make_discovery(beacon_port: int) -> Iterator[Callable[..., Discovery]]:
         discovery.close()
 
 
-
-
 @pytest.fixture
 def runs() -> Iterator[list[DemoRun]]:
     """Demo peer processes a test starts; killed at the end."""
