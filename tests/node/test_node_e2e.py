@@ -76,7 +76,9 @@ def four_peers(tmp_path: Path, peers: list[Peer], *host_extra: str) -> tuple[int
 def test_kill_9_of_one_peer_the_others_remove_its_seat_and_finish(
     tmp_path: Path, peers: list[Peer]
 ) -> None:
-    four_peers(tmp_path, peers)
+    # 5 dice: the victim must still be seated when the kill lands (with 3, quick bots can
+    # put it out by its dice before the test's reader sees "round 1 resolved")
+    four_peers(tmp_path, peers, "--rule", "starting_dice=5")
     host, victim = peers[0], peers[3]
     assert host.wait_line("round 1 resolved", 60), host.explain()
     victim.kill9()

@@ -145,10 +145,13 @@ def test_a_spectator_keeps_watching_when_the_host_it_joined_is_killed(
     tmp_path: Path, peers: list[Peer]
 ) -> None:
     # four seats (host + three bots) so that the three left remove the host and play on; the
-    # spectator joined the host alone and must finish from the bots (rotation.py)
+    # spectator joined the host alone and must finish from the bots (rotation.py). 5 dice,
+    # not FAST's 3: the kill after round 1 must land while the host is still seated, and in
+    # one CI run (load ~2) the quick bots played rounds 2 and 3, the host losing both and
+    # leaving the game by its dice, before the test's reader saw "round 1 resolved"
     port = free_tcp_port()
     host = Peer("host", host_args("host", tmp_path, 4, "--port", str(port),
-                                  *loopback_net(free_tcp_port())))
+                                  *loopback_net(free_tcp_port()), "--rule", "starting_dice=5"))
     watch = Peer("watch", watch_args(tmp_path, port, "--json"))
     peers += [host, watch]
     for name in ("b1", "b2", "b3"):
