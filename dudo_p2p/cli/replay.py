@@ -92,6 +92,11 @@ def print_text(replay: Replay, *, from_start: bool) -> None:
                      or "unchanged"))
         elif step.removed is not None:
             print(f"  {names[step.removed]} removed")
+    final = replay.final
+    if final.winner is not None:
+        print(f"{names[final.winner]} wins")
+    else:
+        print("the record ends before a winner")
     for stats in replay.player_stats():
         print(f"{stats.name}: bids held {stats.bids_held}/{stats.bids}, dudo right "
               f"{stats.doubts_right}/{stats.doubts}, calzo right "

@@ -10,7 +10,7 @@ bad item, so the viewer never shows a game it could not check. What it keeps:
   result), and each removal. A step's ``state`` is the engine's public state; nothing hidden.
 * the dice of every round, taken from the round's result (the log only reveals them at the end
   of the round, so :meth:`Replay.dice_at` shows them only from the reveal on, unless asked to
-  show them from the start);
+  show them from the start; the game's last step, its end, keeps the last round's face up);
 * per bid, the chance it held *from what its bidder knew* (its own dice and how many others'
   dice were hidden): :meth:`Replay.bid_chance`;
 * per player, how often their bids held and how often their calls were right:
@@ -23,7 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dudo_p2p.consensus.record import RecordViolation, Summary, verify_record
+# re-exported: the ui names it and imports no consensus module (tests/test_layers.py)
+from dudo_p2p.consensus.record import RecordViolation as RecordViolation
+from dudo_p2p.consensus.record import Summary, verify_record
 from dudo_p2p.rules import Action, Calzo, Dudo, GameState, Phase, Raise, RoundResult
 from dudo_p2p.rules.legality import count_showing
 from dudo_p2p.rules.odds import chance_at_least
@@ -96,12 +98,25 @@ class Replay:
         step = self.steps[index]
         return step.reveal or self._results.get(step.round_no)
 
+    def shown_result(self, index: int) -> RoundResult | None:
+        """The result on the table at step ``index``: a reveal step's, and at the game's end
+        (the step after the last reveal) that last round's, whose dice stay face up under the
+        winner's name; None at any other step."""
+        step = self.steps[index]
+        if step.reveal is not None:
+            return step.reveal
+        if (step.state.phase is Phase.OVER and step.action is None and step.removed is None
+                and index > 0):
+            return self.steps[index - 1].reveal
+        return None
+
     def dice_at(self, index: int, *, from_start: bool = False) -> Hands | None:
         """Every seat's dice to show at step ``index``: the round's dice once it is revealed
         (or all along with ``from_start``), None while they are still hidden."""
         step = self.steps[index]
-        if step.reveal is not None:
-            return step.reveal.dice
+        shown = self.shown_result(index)
+        if shown is not None:
+            return shown.dice
         result = self._results.get(step.round_no)
         if result is None or not from_start:
             return None
@@ -163,7 +178,17 @@ def _steps(engines: list[GameState]) -> list[Step]:
         previous = engine
     if not steps:
         steps.append(Step(engines[-1], None, engines[-1].round_no))
+    if (len(steps) > 1 and steps[0].state.phase is Phase.SETUP
+            and _plain(steps[1]) and steps[1].round_no == steps[0].round_no):
+        # the table before its first opener is drawn and the same table after: one picture,
+        # so the first → would seem to do nothing
+        del steps[0]
     return steps
+
+
+def _plain(step: Step) -> bool:
+    """A step that is no move: a round's start or the game's end."""
+    return step.action is None and step.reveal is None and step.removed is None
 
 
 def _between(before: GameState, after: GameState, steps: list[Step]) -> None:

@@ -10,10 +10,16 @@ EN: dict[str, str] = {
         "Left/right arrows: step · up/down: round · Home/End · F: dice from the start · "
         "L: language · Esc: quit"
     ),
+    "replay.keys_back": (
+        "Left/right arrows: step · up/down: round · Home/End · F: dice from the start · "
+        "L: language · Esc: back to the records"
+    ),
+    "replay.over": "The game is over",
     "replay.removed": "{name} leaves the table",
     "replay.reveal": "The cups are lifted",
     "replay.start_round": "Round {round} begins",
-    "replay.chance": "From its bidder's dice, this bid had a {pct} % chance to hold",
+    # a no-break space: the number and its % never part at a wrapped line's end
+    "replay.chance": "From its bidder's dice, this bid had a {pct}\u00a0% chance to hold",
     "replay.dice_from_start": "Dice shown from the start (F)",
     "replay.dice_at_reveal": "Dice hidden until the cups are lifted (F)",
     "replay.stats": "Bluffs and calls",
@@ -215,6 +221,9 @@ EN: dict[str, str] = {
     "records.path": "Path of a .dudo file",
     "records.open": "Open",
     "records.back": "Back",
+    "records.missing": "there is no such file",
+    "records.bad_item": "item {item}: {reason}",
+    "records.not_record": "not a valid game record ({reason})",
     "records.invalid": "Cannot open {name}: {why}",
     "over.title": "{name} wins the game!",
     "over.you_win": "You won the game!",

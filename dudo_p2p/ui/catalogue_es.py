@@ -10,10 +10,16 @@ ES: dict[str, str] = {
         "Flechas izq./der.: paso · arriba/abajo: ronda · Inicio/Fin · F: dados desde el "
         "principio · L: idioma · Esc: salir"
     ),
+    "replay.keys_back": (
+        "Flechas izq./der.: paso · arriba/abajo: ronda · Inicio/Fin · F: dados desde el "
+        "principio · L: idioma · Esc: volver a las partidas"
+    ),
+    "replay.over": "Se acabó la partida",
     "replay.removed": "{name} sale de la mesa",
     "replay.reveal": "Se levantan los cachos",
     "replay.start_round": "Empieza la ronda {round}",
-    "replay.chance": "Con sus dados, esta apuesta tenía un {pct} % de ser cierta",
+    # a no-break space: the number and its % never part at a wrapped line's end
+    "replay.chance": "Con sus dados, esta apuesta tenía un {pct}\u00a0% de ser cierta",
     "replay.dice_from_start": "Dados a la vista desde el principio (F)",
     "replay.dice_at_reveal": "Dados ocultos hasta que se levantan (F)",
     "replay.stats": "Faroles y cantos",
@@ -217,6 +223,9 @@ ES: dict[str, str] = {
     "records.path": "Ruta de un archivo .dudo",
     "records.open": "Abrir",
     "records.back": "Volver",
+    "records.missing": "ese archivo no existe",
+    "records.bad_item": "elemento {item} del registro: {reason}",
+    "records.not_record": "no es un registro de partida válido ({reason})",
     "records.invalid": "No se puede abrir {name}: {why}",
     "over.title": "¡{name} gana la partida!",
     "over.you_win": "¡Ganaste la partida!",

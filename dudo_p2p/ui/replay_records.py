@@ -19,7 +19,7 @@ from pathlib import Path
 import pygame
 
 from dudo_p2p.errors import DudoError, InvalidValue
-from dudo_p2p.session.replay import Replay
+from dudo_p2p.session.replay import RecordViolation, Replay
 from dudo_p2p.ui import draw, theme
 from dudo_p2p.ui.replay_scene import ReplayScene
 from dudo_p2p.ui.scene import Host, Scene
@@ -37,6 +37,15 @@ def saved_records(folder: Path) -> list[Path]:
     except OSError:
         return []
     return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def short_name(name: str, most: int = 60) -> str:
+    """``name`` cut in its middle to ``most`` characters: the message under the list keeps two
+    lines, and the reason after the name must not be the part that is cut off."""
+    if len(name) <= most:
+        return name
+    tail = most // 3
+    return f"{name[:most - tail - 1]}…{name[-tail:]}"
 
 
 class RecordsScene(Scene):
@@ -57,10 +66,23 @@ class RecordsScene(Scene):
                 raise InvalidValue("the file is too large to be a game record")
             replay = Replay.load(path.read_bytes())
         except (OSError, DudoError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            self.message = self.tr("records.invalid", name=path.name, why=why)
+            self.message = self.tr("records.invalid", name=short_name(path.name),
+                                   why=self._why(exc))
             return
         self.host.switch(ReplayScene(self.host, replay, on_escape=self._back_here))
+
+    def _why(self, exc: OSError | DudoError) -> str:
+        """Where the record fails, in the player's language; the check's own words, which
+        name the broken field, stay as ``verify`` prints them."""
+        if isinstance(exc, FileNotFoundError):
+            return self.tr("records.missing")
+        if isinstance(exc, OSError):
+            return exc.strerror or str(exc)
+        if isinstance(exc, RecordViolation):
+            if exc.index >= 0:
+                return self.tr("records.bad_item", item=exc.index, reason=exc.reason)
+            return self.tr("records.not_record", reason=exc.reason)
+        return str(exc)
 
     def _back_here(self) -> None:
         self.host.switch(RecordsScene(self.host, self.folder))
@@ -97,8 +119,9 @@ class RecordsScene(Scene):
             self.buttons.append(Button(pygame.Rect(1000, y, 200, 46), tr("records.open"),
                                        partial(self.open, record), size=24,
                                        name=f"record_{i}"))
-        if self.message:
-            draw.text(surface, self.message, (60, 590), 22, theme.GOLD, max_width=1160)
+        if self.message:  # two lines at most: a long file name must not shrink the reason
+            for i, line in enumerate(draw.wrap(self.message, 22, 1160)[:2]):
+                draw.text(surface, line, (60, 566 + i * 28), 22, theme.GOLD, max_width=1160)
         draw.text(surface, tr("records.path"), (60, 632), 24, theme.CREAM)
         self.path.draw(surface, str(self.folder / "…"))
         self.buttons.append(Button(pygame.Rect(980, 668, 100, 48), tr("records.open"),

@@ -36,6 +36,8 @@ class ReplayScene(Scene):
                  on_escape: Callable[[], None] | None = None) -> None:
         super().__init__(host)
         self.on_escape = on_escape if on_escape is not None else host.quit
+        # the keys line names what Esc does: quit the program, or go back to the records
+        self.keys_hint = "replay.keys" if on_escape is None else "replay.keys_back"
         self.replay = replay
         self.index = 0
         self.from_start = from_start
@@ -103,7 +105,7 @@ class ReplayScene(Scene):
             self._seat(surface, seat, dice)
         self._centre(surface)
         self._side(surface)
-        draw.text(surface, draw.clip(tr("replay.keys"), 19, TABLE_RECT.width),
+        draw.text(surface, draw.clip(tr(self.keys_hint), 19, TABLE_RECT.width),
                   (TABLE_RECT.left, 760), 19, theme.HINT)
         self.buttons = []
 
@@ -118,10 +120,13 @@ class ReplayScene(Scene):
         colour = theme.CREAM if state.alive[seat] else theme.DIM
         draw.text(surface, draw.clip(name, 22, plate.width - 16), (plate.centerx, plate.top + 8),
                   22, colour, anchor="midtop")
+        step = self.replay.steps[self.index]
         hand = dice[seat] if dice is not None and seat < len(dice) else ()
         y = plate.bottom + DIE_SIZE // 2 + 8
-        step = self.replay.steps[self.index]
-        lit = (lit_dice(step.reveal, state.wild, seat) if step.reveal is not None and hand
+        shown = self.replay.shown_result(self.index)
+        # at the game's end the result is the step before's: count with its round's aces
+        counted = self.replay.steps[self.index - 1 if step.reveal is None else self.index]
+        lit = (lit_dice(shown, counted.state.wild, seat) if shown is not None and hand
                else None)
         if hand:
             x0 = plate.centerx - (len(hand) - 1) * (DIE_SIZE + 6) // 2
@@ -138,17 +143,21 @@ class ReplayScene(Scene):
         tr, replay = self.tr, self.replay
         step = replay.steps[self.index]
         bid = step.state.standing_bid
-        if step.reveal is not None:
-            lines = result_lines(tr, replay.names, step.reveal)
-            for i, line in enumerate(lines[:4]):
+        shown = replay.shown_result(self.index)
+        below = CENTER[1] + 60  # where the winner goes: under the bid or the result's lines
+        if shown is not None:
+            lines = result_lines(tr, replay.names, shown)[:4]
+            for i, line in enumerate(lines):
                 draw.text(surface, draw.clip(line, 22, 520), (CENTER[0], CENTER[1] - 30 + i * 28),
                           22, theme.CREAM, anchor="center")
-        elif bid is not None:
+            below = CENTER[1] - 30 + len(lines) * 28 + 16
+        elif bid is not None and step.state.phase is not Phase.OVER:
+            # (a game ended by a removal has no reveal: its last bid was never called)
             draw.text(surface, bid.spoken(tr.lang), (CENTER[0], CENTER[1]), 40, theme.GOLD,
                       anchor="center")
         if step.state.winner is not None:
             who = seat_name(replay.names, step.state.winner)
-            draw.text(surface, tr("replay.winner", name=who), (CENTER[0], CENTER[1] + 60), 26,
+            draw.text(surface, tr("replay.winner", name=who), (CENTER[0], below), 26,
                       theme.GREEN, anchor="center")
 
     def _side(self, surface: pygame.Surface) -> None:
@@ -160,6 +169,8 @@ class ReplayScene(Scene):
             line = action_line(tr, replay.names, step.action)
         elif step.removed is not None:
             line = tr("replay.removed", name=seat_name(replay.names, step.removed))
+        elif step.state.phase is Phase.OVER:
+            line = tr("replay.over")
         elif step.reveal is not None:
             line = tr("replay.reveal")
         else:

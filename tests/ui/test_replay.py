@@ -10,12 +10,15 @@ from dudo_p2p.consensus.record import RecordViolation, verify_record
 from dudo_p2p.rules import Calzo, Dudo, Phase, Raise, RuleSet
 from dudo_p2p.rules.legality import count_showing
 from dudo_p2p.session.replay import Replay
+from dudo_p2p.ui import draw
 from dudo_p2p.ui.app import App
+from dudo_p2p.ui.i18n import Tr
 from dudo_p2p.ui.replay_scene import ReplayScene
 from dudo_p2p.ui.request import TableRequest, Unavailable
+from dudo_p2p.ui.words import result_lines
 
 from .conftest import FakeClock
-from .helpers import key
+from .helpers import TextRecorder, key
 
 
 @pytest.fixture(scope="module")
@@ -31,11 +34,16 @@ def test_every_reveal_shows_the_dice_and_result_the_record_holds(record: bytes) 
     final = replay.final
     reveals = [s.reveal for s in replay.steps if s.reveal is not None]
     assert reveals == list(final.results)  # one reveal step per round, in order
+    last = len(replay.steps) - 1
     for index, step in enumerate(replay.steps):
         result = replay.result_of(index)
         shown = replay.dice_at(index)
         if step.reveal is not None:
             assert shown == step.reveal.dice
+        elif index == last:
+            # the game's end: the last round's dice stay face up under the winner
+            assert step.state.phase is Phase.OVER and replay.steps[last - 1].reveal is not None
+            assert shown == final.results[-1].dice == replay.shown_result(index).dice  # type: ignore[union-attr]
         else:
             assert shown is None  # under the cups until the reveal...
             from_start = replay.dice_at(index, from_start=True)
@@ -138,3 +146,59 @@ def test_the_replay_command_prints_the_game_and_refuses_a_broken_record(
     shot = folder / "step.png"
     assert main(["replay", str(good), "--screenshot", str(shot), "--step", "5"]) == 0
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_every_step_moves_something_from_the_first_bid_to_the_winner(
+    record: bytes, clock: FakeClock, surface: pygame.Surface,
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 10 (watchux): the record began with two identical "Round 1 begins" steps (the
+    # table before and after its opener was drawn), so the first → changed nothing; and End
+    # showed "Round N begins", the last bid that was already called, and every cup down
+    replay = Replay.load(record)
+    assert replay.steps[0].state.phase is Phase.BIDDING and replay.steps[0].action is None
+    assert isinstance(replay.steps[1].action, Raise)
+    app = App(_no_tables, "en", clock, surface=surface)  # type: ignore[arg-type]
+    scene = ReplayScene(app, replay)
+    app.switch(scene)
+    recorder = TextRecorder()
+    monkeypatch.setattr(draw, "text", recorder)
+    key(app, pygame.K_END)
+    shown = recorder.frame(app)
+    final = replay.final
+    winner = replay.names[final.winner]  # type: ignore[index]
+    assert "The game is over" in shown and f"{winner} wins" in shown
+    assert not any(line.startswith("Round ") and line.endswith(" begins") for line in shown)
+    last_bid = final.results[-1].bid
+    assert last_bid is not None and last_bid.spoken("en") not in shown  # called: not standing
+    assert scene.shown_dice() == final.results[-1].dice
+    # the winner's line sits below the result's lines, never on one of them
+    lines = [rect for message, rect, _ in recorder.drawn
+             if message in result_lines(app.tr, replay.names, final.results[-1])]
+    crown = next(rect for message, rect, _ in recorder.drawn if message == f"{winner} wins")
+    assert lines and all(not crown.colliderect(rect) for rect in lines)
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_bids_chance_keeps_its_number_and_percent_sign_on_one_line(lang: str) -> None:
+    # seen in Spanish: "...tenía un 100" and "% de ser cierta" on the next line
+    tr = Tr(lang)
+    for pct in range(101):
+        for width in range(200, 330, 3):
+            for line in draw.wrap(tr("replay.chance", pct=pct), 20, width):
+                assert not line.startswith("%"), (pct, width, line)
+
+
+def test_the_text_replay_names_the_winner(
+    record: bytes, tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pathlib import Path
+
+    from dudo_p2p.cli.main import main
+
+    good = Path(str(tmp_path)) / "game.dudo"
+    good.write_bytes(record)
+    assert main(["replay", str(good), "--text"]) == 0
+    replay = Replay.load(record)
+    winner = replay.names[replay.final.winner]  # type: ignore[index]
+    assert f"\n{winner} wins\n" in capsys.readouterr().out

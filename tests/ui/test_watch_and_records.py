@@ -332,3 +332,51 @@ def test_an_invalid_record_opens_nowhere_and_every_way_names_the_item_where_it_f
     assert isinstance(app.scene, RecordsScene)
     assert app.scene.message.startswith("Cannot open bad.dudo: ")
     assert f"item {at}:" in app.scene.message
+
+
+def test_open_a_record_says_where_it_fails_in_spanish_and_esc_says_back(
+        clock: FakeClock, surface: pygame.Surface, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # session 10 (watchux): in Spanish the screen said "No se puede abrir bad.dudo: item 12:
+    # ..." (the English of verify), a missing file "No such file or directory", and the
+    # viewer opened from this screen said "Esc: salir" though Esc comes back here
+    good = _record()
+    folder = tmp_path / "records"
+    folder.mkdir()
+    (folder / "bad.dudo").write_bytes(_broken_at(good, 12))
+    (folder / "good.dudo").write_bytes(good)
+    os.utime(folder / "good.dudo", (1, 1))
+    (folder / "text.dudo").write_text("hola")
+    os.utime(folder / "text.dudo", (0, 0))
+    app = App(lambda _r: pytest.fail("no table"), "es", clock, surface=surface,
+              records_folder=folder)
+    click_button(app, "open_records")
+    scene = app.scene
+    assert isinstance(scene, RecordsScene)
+    assert [p.name for p in scene.records] == ["bad.dudo", "good.dudo", "text.dudo"]
+    click_button(app, "record_0")
+    assert scene.message.startswith("No se puede abrir bad.dudo: elemento 12 del registro: ")
+    click_button(app, "record_2")
+    assert scene.message.startswith(
+        "No se puede abrir text.dudo: no es un registro de partida válido (")
+    scene.path.value = str(tmp_path / "falta.dudo")
+    click_button(app, "record_path")
+    assert scene.message == "No se puede abrir falta.dudo: ese archivo no existe"
+    recorder = TextRecorder()
+    monkeypatch.setattr(draw, "text", recorder)
+    scene.path.value = str(tmp_path / ("un-nombre-muy-largo-" * 12 + ".dudo"))
+    click_button(app, "record_path")
+    recorder.frame(app)
+    said = [(m, size) for (m, rect, _), (size, _) in zip(recorder.drawn, recorder.styles,
+                                                          strict=True)
+            if rect.top >= 560 and rect.bottom <= 630]
+    assert 1 <= len(said) <= 2  # whole, on at most two lines above the path's label...
+    assert " ".join(m for m, _ in said) == scene.message
+    # the name is cut in its middle, never the reason after it
+    assert "…" in scene.message and scene.message.endswith("-.dudo: ese archivo no existe")
+    assert {size for _, size in said} == {22}  # ...not shrunk to fit one
+    click_button(app, "record_1")
+    assert isinstance(app.scene, ReplayScene)
+    shown = recorder.frame(app)
+    assert any(m.endswith("Esc: volver a las partidas") for m in shown)
+    assert not any(m.endswith("Esc: salir") for m in shown)
