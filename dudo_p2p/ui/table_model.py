@@ -169,7 +169,12 @@ class TableModel:
                     out.cues.append((None, "talk"))
             case Notice(key=key) if key.startswith("watch."):
                 self.badge = partial(self._event_words, event)
-                self.say_event(event, now)
+                if key == "watch.verified":
+                    # good news at every round's end: the badge and a line in the log, not
+                    # the red toast over the table that warnings (NOT verified) take
+                    self.messages.append(self.badge)
+                else:
+                    self.say_event(event, now)
             case _:
                 self.say_event(event, now)
         return out

@@ -10,6 +10,7 @@ from dudo_p2p.rules import Bid, Dudo, Raise, RoundResult, SeatCounts
 from dudo_p2p.session import (
     ActionTaken,
     GameOver,
+    Notice,
     PlayerLeft,
     Reason,
     RoundResolved,
@@ -90,3 +91,16 @@ def test_our_own_seat_removed_ends_the_game_for_us_but_not_at_a_hot_seat_table()
     shared = model(hotseat=True)
     shared.apply(PlayerLeft(0, Reason.QUIT), 1.0, None, 0)
     assert shared.ended is None
+
+
+def test_a_spectators_verified_badge_is_no_red_toast_but_not_verified_is() -> None:
+    # session 10 (watchux): "Verified to move 16" came up at every round's end in the red
+    # toast over the table that warnings take; it is good news, shown in the badge and the log
+    m = model()
+    m.apply(Notice("watch.verified", ("16",)), 1.0, None, 0)
+    assert m.toast_text(Tr("en"), 1.5) is None
+    assert m.message_texts(Tr("en"))[-1] == "Verified to move 16"
+    assert m.badge is not None and m.badge(Tr("en")) == "Verified to move 16"
+    m.apply(Notice("watch.not_verified", ("item 17: bad signature",)), 2.0, None, 0)
+    assert m.toast_text(Tr("en"), 2.5) == "NOT verified: item 17: bad signature"
+    assert m.badge(Tr("en")) == "NOT verified: item 17: bad signature"
