@@ -213,6 +213,10 @@ EN: dict[str, str] = {
                            "stay under the cups until they are lifted",
     "table.watching_note": "You are watching the table: nobody waits for you",
     "table.watching_rest": "The table removed you from the game: you watch the rest",
+    "watch.at_item": "item {item}: {reason}",
+    "table.watching_flagged": (
+        "Nothing after it is shown: what you see stops at the last move that verified."
+    ),
     "watch.not_verified": "NOT verified: {a0}",
     "lobby.watch": "Watch",
     "lobby.records": "Open a record",

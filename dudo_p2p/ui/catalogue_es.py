@@ -215,6 +215,10 @@ ES: dict[str, str] = {
                            "dados quedan tapados hasta que se levantan",
     "table.watching_note": "Estás mirando la mesa: nadie te espera",
     "table.watching_rest": "La mesa te sacó de la partida: miras el resto",
+    "watch.at_item": "elemento {item}: {reason}",
+    "table.watching_flagged": (
+        "No se muestra nada después: lo que ves se detiene en la última jugada verificada."
+    ),
     "watch.not_verified": "NO verificado: {a0}",
     "lobby.watch": "Mirar",
     "lobby.records": "Abrir una partida",

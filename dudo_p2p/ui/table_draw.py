@@ -277,6 +277,9 @@ def _own_hand(scene: TableControls, surface: pygame.Surface, hide_all: bool) -> 
     if scene.watching:  # a spectator holds no hand: say what it is looking at instead
         draw.text(surface, tr("table.watching"), (box.left + 14, box.top + 10), 28, theme.GOLD)
         badge = scene.model.badge
+        if badge is not None and scene.model.badge_warns:
+            _not_verified(surface, box, badge(tr), tr("table.watching_flagged"))
+            return
         if badge is not None:  # "Verified to move N", kept until the next round's
             draw.text(surface, badge(tr), (box.left + 14, box.top + 46), 24, theme.GOLD,
                       max_width=box.width - 28)
@@ -328,6 +331,20 @@ def _own_hand(scene: TableControls, surface: pygame.Surface, hide_all: bool) -> 
         draw.cup(surface, (box.centerx, box.top + 138), 92, glow=scene.my_turn)
         draw.text(surface, tr("table.look"), (box.centerx, box.bottom - 18), 20, theme.MUTED,
                   anchor="center")
+
+
+def _not_verified(surface: pygame.Surface, box: pygame.Rect, said: str, help_text: str) -> None:
+    """The spectator's "NOT verified: item N: why" standing in its panel as the toast does (a
+    red box), whole on up to three lines: shrunk to one line it was unreadable and cut off,
+    in the gold of the good news."""
+    lines = draw.wrap(said, 20, box.width - 48)[:3]
+    warn = pygame.Rect(box.left + 10, box.top + 44, box.width - 20, 14 + 24 * len(lines))
+    draw.panel(surface, warn, (70, 24, 20), theme.RED, radius=10)
+    for i, line in enumerate(lines):
+        draw.text(surface, line, (warn.left + 14, warn.top + 7 + i * 24), 20, theme.CREAM)
+    rest = pygame.Rect(box.left + 14, warn.bottom + 8, box.width - 28,
+                       box.bottom - warn.bottom - 12)
+    draw.text_block(surface, help_text, rest, 20, theme.CREAM)
 
 
 def _toast(scene: TableControls, surface: pygame.Surface) -> None:

@@ -104,6 +104,7 @@ class TableModel:
         # a spectator's standing "verified to move N" (or "NOT verified"): the last
         # watch.* notice, kept on screen, not only as a toast and a log line
         self.badge: Words | None = None
+        self.badge_warns = False  # the badge says "NOT verified": drawn as a warning
 
     # ---- events in ----------------------------------------------------------------------
 
@@ -169,6 +170,7 @@ class TableModel:
                     out.cues.append((None, "talk"))
             case Notice(key=key) if key.startswith("watch."):
                 self.badge = partial(self._event_words, event)
+                self.badge_warns = key == "watch.not_verified"
                 if key == "watch.verified":
                     # good news at every round's end: the badge and a line in the log, not
                     # the red toast over the table that warnings (NOT verified) take

@@ -89,6 +89,13 @@ def event_line(tr: Tr, names: Sequence[str], event: Event) -> str | None:
         case TimerPlayed(seat=seat, action=action):
             return tr("timer.played", name=seat_name(names, seat),
                       what=action_line(tr, names, action))
+        case Notice(key="watch.not_verified", args=(str() as flagged,)):
+            # the verifier's "item N: reason": the item said in our words, the reason (which
+            # names the broken field) as `verify` prints it
+            item, colon, rest = flagged.removeprefix("item ").partition(": ")
+            if flagged.startswith("item ") and colon and item.isdigit():
+                flagged = tr("watch.at_item", item=item, reason=rest)
+            return tr("watch.not_verified", a0=flagged)
         case Notice(key=key, args=args):
             if tr.has(key):
                 return tr(key, **{f"a{i}": a for i, a in enumerate(args)})

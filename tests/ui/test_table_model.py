@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from types import SimpleNamespace
+
+import pygame
+import pytest
 
 from dudo_p2p.rules import Bid, Dudo, Raise, RoundResult, SeatCounts
 from dudo_p2p.session import (
@@ -18,9 +22,12 @@ from dudo_p2p.session import (
     TalkHeard,
     TurnTimer,
 )
-from dudo_p2p.ui import table_model
+from dudo_p2p.ui import draw, table_draw, table_model, theme
 from dudo_p2p.ui.i18n import Tr
+from dudo_p2p.ui.table_layout import own_hand_rect
 from dudo_p2p.ui.table_model import TableModel
+
+from .helpers import TextRecorder
 
 NAMES = ("Ana", "Beto", "Caro")
 
@@ -104,3 +111,32 @@ def test_a_spectators_verified_badge_is_no_red_toast_but_not_verified_is() -> No
     m.apply(Notice("watch.not_verified", ("item 17: bad signature",)), 2.0, None, 0)
     assert m.toast_text(Tr("en"), 2.5) == "NOT verified: item 17: bad signature"
     assert m.badge(Tr("en")) == "NOT verified: item 17: bad signature"
+
+
+def test_not_verified_names_the_item_in_the_players_language_and_stands_whole_in_red(
+        surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
+    # session 10 (watchux): in Spanish it said "NO verificado: item 127: ...", and the panel
+    # drew it in the good news' gold on one line shrunk to ~11 px and cut ("signature d...")
+    said = "item 127: act envelope: signature does not verify"
+    m = model()
+    m.apply(Notice("watch.not_verified", (said,)), 1.0, None, 0)
+    es = Tr("es")
+    assert m.badge is not None and m.badge_warns
+    assert m.badge(es) == "NO verificado: elemento 127: act envelope: signature does not verify"
+    assert m.badge(Tr("en")) == f"NOT verified: {said}"
+    odd = model()  # a reason without an item number is shown as it came
+    odd.apply(Notice("watch.not_verified", ("genesis: bad",)), 1.0, None, 0)
+    assert odd.badge is not None and odd.badge(es) == "NO verificado: genesis: bad"
+    recorder = TextRecorder()
+    monkeypatch.setattr(draw, "text", recorder)
+    scene = SimpleNamespace(tr=es, view=object(), watching=True, model=m)
+    table_draw._own_hand(scene, surface, False)  # type: ignore[arg-type]
+    box = own_hand_rect()
+    drawn = [(text, rect, size, colour) for (text, rect, _), (size, colour)
+             in zip(recorder.drawn, recorder.styles, strict=True)]
+    assert all(box.contains(rect) for _, rect, _, _ in drawn)
+    assert drawn[0][0] == "Mirando"
+    helped = next(i for i, (text, _, _, _) in enumerate(drawn) if text.startswith("No se muestra"))
+    badge = drawn[1:helped]  # between the title and the help below it
+    assert " ".join(text for text, _, _, _ in badge) == m.badge(es)  # whole...
+    assert {(size, colour) for _, _, size, colour in badge} == {(20, theme.CREAM)}  # readable
