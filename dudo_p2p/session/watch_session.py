@@ -17,7 +17,8 @@ seat, with these differences:
   ``SeatReconnected`` as the seat serving us shows them (its ``away`` frames, not in the log:
   consensus/watch_away.py); and ``Notice("watch.not_verified", (why,))`` once if an item does
   not verify (nothing after it is shown). Table talk is not told.
-- ``started`` is ``ready``: a window shows "waiting for the table" until then.
+- ``started`` is ``ready``: a window shows "waiting for the table" until then; ``gatherer()``
+  says, until then, why a seat refused us (the table is full, another key answered...).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from dudo_p2p.errors import IllegalAction, InvalidValue
 from dudo_p2p.node.node import Node
 from dudo_p2p.node.watcher import Watcher
 from dudo_p2p.rules import Action, SeatView
-from dudo_p2p.session.api import Gatherer, PlainTable, PlayerInfo
+from dudo_p2p.session.api import Gatherer, Gathering, PlainTable, PlayerInfo
 from dudo_p2p.session.node_session import NodeSession
 
 
@@ -120,7 +121,27 @@ class WatchSession(PlainTable):
         return False  # the watcher runs in wait()
 
     def gatherer(self) -> Gatherer | None:
-        return None
+        return self  # only to say a refusal: a spectator gathers nobody
+
+    def gathering(self) -> Gathering | None:
+        """Before the genesis: why a seat would not let us watch (``refused``: "full",
+        "wrong_host"...), or "" while we wait (``answered``: a table not started yet is
+        silent to a spectator, so silence is no failure); None once we watch."""
+        if self.ready:
+            return None
+        refused = self.watcher.spectator.refused
+        return Gathering(hosting=False, answered=True,
+                         refused=refused.value if refused is not None else "",
+                         why=refused.text if refused is not None else "")
+
+    def start_now(self, bots: bool = False) -> None:
+        """A spectator starts nothing."""
+
+    def set_seats(self, seats: int) -> None:
+        """A spectator sets no seats."""
+
+    def remove(self, seat: int) -> None:
+        """A spectator removes nobody."""
 
     def talk(self, phrase: int) -> None:
         """A spectator does not talk to the table."""

@@ -217,6 +217,7 @@ EN: dict[str, str] = {
     "table.watching_flagged": (
         "Nothing after it is shown: what you see stops at the last move that verified."
     ),
+    "watch.refused": "The table does not let you watch: {why}",
     "watch.not_verified": "NOT verified: {a0}",
     "lobby.watch": "Watch",
     "lobby.records": "Open a record",

@@ -219,6 +219,7 @@ ES: dict[str, str] = {
     "table.watching_flagged": (
         "No se muestra nada después: lo que ves se detiene en la última jugada verificada."
     ),
+    "watch.refused": "La mesa no te deja mirar: {why}",
     "watch.not_verified": "NO verificado: {a0}",
     "lobby.watch": "Mirar",
     "lobby.records": "Abrir una partida",

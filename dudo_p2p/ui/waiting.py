@@ -77,7 +77,8 @@ def watch(scene: TableCore, now: float) -> bool:
         return True
     if state.refused:
         why = tr(REFUSAL_KEYS.get(state.refused, "refused.other"))
-        scene.host.back_to_lobby(tr("join.refused", why=why))
+        scene.host.back_to_lobby(tr("watch.refused" if scene.watching else "join.refused",
+                                    why=why))
         return True
     if not state.answered and now - scene.entered_at >= JOIN_ANSWER_S:
         scene.host.back_to_lobby(_no_answer(scene, state))
@@ -149,6 +150,8 @@ def draw_waiting(scene: TableCore, surface: pygame.Surface) -> None:
     elif state is not None and state.waiting_for and not state.names:  # one more game
         draw.text(surface, tr("again.waiting", name=state.waiting_for), (640, 360), 36,
                   anchor="center", max_width=1200)
+    elif scene.watching:  # a spectator waits for the game's start, not for a seat
+        draw.text(surface, tr("table.waiting"), (640, 400), 40, anchor="center")
     elif state is not None and state.answered:
         draw.text(surface, tr("wait.welcomed", code=state.code), (640, 200), 36,
                   anchor="center", max_width=1200)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 
 import pygame
 
 from dudo_p2p.bots import make_bot
+from dudo_p2p.cli.play import NetworkTables
+from dudo_p2p.crypto.identity import Identity
+from dudo_p2p.node.config import NetConfig
 from dudo_p2p.node.node import Node
+from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import Session
 from dudo_p2p.session.again import AgainSession
 from dudo_p2p.session.node_session import NodeSession
@@ -101,3 +106,21 @@ def gives_up_when_unanswered(app: App, clock: FakeClock) -> None:
     clock.advance(0.2)
     app.frame()
     assert isinstance(app.scene, LobbyScene), "still waiting after JOIN_ANSWER_S"
+
+
+def spectators_window(clock: FakeClock, surface: pygame.Surface, nodes: list[Node],
+                      beacon_port: int) -> tuple[Node, Node, App]:
+    """Two real nodes seated at a 2-seat table on loopback (Ana hosts, Beto joined: added to
+    ``nodes`` for teardown) and an English window with the real factory (``cli/play.py``'s
+    NetworkTables, as Cris) from whose lobby a test watches them."""
+    net = NetConfig(bind="127.0.0.1", beacon_port=beacon_port, broadcast=["127.255.255.255"])
+    host = Node.host(Identity.generate(), "Ana", net, seats=2, rules=RuleSet(),
+                     turn_timer_ms=0)
+    nodes.append(host)
+    joiner = Node.join(Identity.generate(), "Beto", net,
+                       addresses=[("127.0.0.1", host.links.port)], discover=False)
+    nodes.append(joiner)
+    args = argparse.Namespace(name="Cris", bind="127.0.0.1", port=0, beacon_port=beacon_port,
+                              broadcast=["127.255.255.255"])
+    return host, joiner, App(NetworkTables(args, Identity.generate()), "en", clock,
+                             surface=surface)

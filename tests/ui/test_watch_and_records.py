@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from pathlib import Path
@@ -21,7 +20,6 @@ import pytest
 from consensus.fakenet import FakeNet
 
 from dudo_p2p import paths
-from dudo_p2p.cli.play import NetworkTables
 from dudo_p2p.consensus.record import RecordViolation, verify_record
 from dudo_p2p.crypto.identity import Identity, fingerprint
 from dudo_p2p.node.config import NetConfig
@@ -41,7 +39,7 @@ from dudo_p2p.ui.table import TableScene
 from dudo_p2p.ui.table_layout import own_hand_rect
 
 from .conftest import FakeClock
-from .helpers import TextRecorder, click_button, key
+from .helpers import TextRecorder, click_button, key, spectators_window
 
 PUMP_S = 10.0  # bound on real time for loopback nodes to seat and the spectator to verify
 
@@ -131,16 +129,7 @@ def test_a_typed_path_that_is_no_record_opens_nothing(
 def test_watch_with_the_real_factory_shows_a_seated_table_every_hand_hidden(
         clock: FakeClock, surface: pygame.Surface, nodes: list[Node], beacon_port: int,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    net = NetConfig(bind="127.0.0.1", beacon_port=beacon_port, broadcast=["127.255.255.255"])
-    host = Node.host(Identity.generate(), "Ana", net, seats=2, rules=RuleSet(),
-                     turn_timer_ms=0)
-    nodes.append(host)
-    joiner = Node.join(Identity.generate(), "Beto", net,
-                       addresses=[("127.0.0.1", host.links.port)], discover=False)
-    nodes.append(joiner)
-    args = argparse.Namespace(name="Cris", bind="127.0.0.1", port=0, beacon_port=beacon_port,
-                              broadcast=["127.255.255.255"])
-    app = App(NetworkTables(args, Identity.generate()), "en", clock, surface=surface)
+    host, joiner, app = spectators_window(clock, surface, nodes, beacon_port)
     code = f"{host.table_code}@{fingerprint(host.identity.public_key)}"
     assert isinstance(app.scene, LobbyScene)
     app.scene.watch(f"127.0.0.1:{host.links.port}", code)
