@@ -229,6 +229,7 @@ EN: dict[str, str] = {
     "records.missing": "there is no such file",
     "records.bad_item": "item {item}: {reason}",
     "records.not_record": "not a valid game record ({reason})",
+    "records.more": "the newest {shown} of {total}: type a path for an older one",
     "records.invalid": "Cannot open {name}: {why}",
     "over.title": "{name} wins the game!",
     "over.you_win": "You won the game!",

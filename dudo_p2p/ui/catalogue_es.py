@@ -231,6 +231,7 @@ ES: dict[str, str] = {
     "records.missing": "ese archivo no existe",
     "records.bad_item": "elemento {item} del registro: {reason}",
     "records.not_record": "no es un registro de partida válido ({reason})",
+    "records.more": "las {shown} más nuevas de {total}: escribe la ruta de una anterior",
     "records.invalid": "No se puede abrir {name}: {why}",
     "over.title": "¡{name} gana la partida!",
     "over.you_win": "¡Ganaste la partida!",

@@ -13,6 +13,7 @@ directory's, tests a temporary one).
 
 from __future__ import annotations
 
+import time
 from functools import partial
 from pathlib import Path
 
@@ -46,6 +47,14 @@ def short_name(name: str, most: int = 60) -> str:
         return name
     tail = most // 3
     return f"{name[:most - tail - 1]}…{name[-tail:]}"
+
+
+def _saved_at(path: Path) -> str:
+    """When ``path`` was last written, local time ("" when it cannot be read now)."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
+    except OSError:
+        return ""
 
 
 class RecordsScene(Scene):
@@ -110,18 +119,23 @@ class RecordsScene(Scene):
         box = pygame.Rect(40, 40, 1200, 720)
         draw.panel(surface, box)
         draw.text(surface, tr("records.title"), (60, 56), 40, theme.GOLD)
+        if len(self.records) > MAX_LISTED:  # the older ones are not lost: say they exist
+            draw.text(surface, tr("records.more", shown=MAX_LISTED, total=len(self.records)),
+                      (1220, 72), 22, theme.MUTED, anchor="topright")
         if not self.records:
             draw.text(surface, tr("records.none", folder=str(self.folder)), (60, 120), 24,
                       theme.MUTED, max_width=1160)
         for i, record in enumerate(self.records[:MAX_LISTED]):
             y = 116 + i * 58
-            draw.text(surface, record.name, (60, y + 8), 24, theme.CREAM, max_width=900)
+            draw.text(surface, record.name, (60, y + 8), 24, theme.CREAM, max_width=700)
+            draw.text(surface, _saved_at(record), (980, y + 11), 22, theme.MUTED,
+                      anchor="topright")  # which game is which: when it was written
             self.buttons.append(Button(pygame.Rect(1000, y, 200, 46), tr("records.open"),
                                        partial(self.open, record), size=24,
                                        name=f"record_{i}"))
         if self.message:  # two lines at most: a long file name must not shrink the reason
             for i, line in enumerate(draw.wrap(self.message, 22, 1160)[:2]):
-                draw.text(surface, line, (60, 566 + i * 28), 22, theme.GOLD, max_width=1160)
+                draw.text(surface, line, (60, 574 + i * 26), 22, theme.GOLD, max_width=1160)
         draw.text(surface, tr("records.path"), (60, 632), 24, theme.CREAM)
         self.path.draw(surface, str(self.folder / "…"))
         self.buttons.append(Button(pygame.Rect(980, 668, 100, 48), tr("records.open"),
