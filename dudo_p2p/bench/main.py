@@ -148,7 +148,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                             ("spectator_frames_per_action", "frames"),
                             ("from_spectators_per_action", "frames"),
                             ("spectator_steps_per_action", "steps"),
-                            ("spectator_signed_per_action", "replies"))
+                            ("spectator_signed_per_action", "replies"),
+                            ("spectator_cpu_ms_per_action", "ms"))
           for side in ("nospec", "4spec_idle", "delta_idle")),
         # delta, low, high, margin: fractions of the pair's figure without; flags 0/1
         *(Figure(f"{key}_judged", "fraction")

@@ -18,7 +18,6 @@ Stamps come from the peers' ``time.monotonic()``, one clock for all processes on
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -29,7 +28,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dudo_p2p.bench.figures import Value, percentile
-from dudo_p2p.bench.procs import Child, ChildFailed, children_of, peak_rss_mb, stop_all
+from dudo_p2p.bench.procs import (
+    Child,
+    ChildFailed,
+    children_of,
+    cpu_seconds,
+    peak_rss_mb,
+    schedule,
+    stop_all,
+)
 
 START_TIMEOUT_S = 30.0  # the host's first line: Python start-up on a loaded 2-core machine
 WATCH_READY = "watch: waiting for the table"  # what `dudo-p2p watch` says once it is up
@@ -51,18 +58,6 @@ def bytecode_cached() -> dict[str, str]:
     env.setdefault("PYTHONPYCACHEPREFIX", os.path.join(tempfile.gettempdir(),
                                                        "dudo-bench-pycache"))
     return env
-
-
-def _schedule(pid: int, policy: int) -> None:
-    """Put every thread of process ``pid`` under ``policy`` (best effort: a thread that
-    ended meanwhile, or a policy we may not restore, is left as it is)."""
-    try:
-        tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
-    except OSError:
-        return
-    for tid in tids:
-        with contextlib.suppress(OSError):
-            os.sched_setscheduler(tid, policy, os.sched_param(0))
 
 
 PEER_MODULE = "dudo_p2p.bench.peer"
@@ -175,7 +170,7 @@ class Table:
             # wait behind a loaded machine's other work longer than START_TIMEOUT_S
             self.idle = priority == "idle"
             for watcher in self.watchers if self.idle else []:
-                _schedule(watcher.pid, os.SCHED_IDLE)
+                schedule(watcher.pid, os.SCHED_IDLE)
             for i in range(1, n):
                 self.children.append(Child.python(PEER_MODULE, "--join", port, *common(i),
                                                   env=env))
@@ -219,7 +214,7 @@ class Table:
             child.close_stdin()
         for watcher in self.watchers:  # SIGTERM: `watch` prints its --json line and exits
             if self.idle:  # (at once, even on a machine busy with other work)
-                _schedule(watcher.pid, os.SCHED_OTHER)
+                schedule(watcher.pid, os.SCHED_OTHER)
             watcher.proc.terminate()
         stop_all(self.watchers)
         for watcher in self.watchers:
@@ -281,10 +276,14 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
     processes' environment (Table)."""
     with Table(n, pace=pace, journal=journal, spectators=spectators,
                priority=priority, env=env) as table:
+        # each spectator's CPU from once it is up (before any seat joins) to the measure's end
+        begun = [cpu_seconds(w.proc.pid) for w in table.watchers]
         table.run_until(lambda: len(agreed_bids(table.logs)) >= want
                         or all(log.over is not None for log in table.logs),
                         timeout, f"{want} agreed bids")
         latencies = agreed_bids(table.logs)
+        watched = [b - a for w, a in zip(table.watchers, begun, strict=True)
+                   if a is not None and (b := cpu_seconds(w.proc.pid)) is not None]
     # after close(): every peer has said "done" with its CPU time
     actions = max(len(log.taken) for log in table.logs)
     cpu = [log.cpu_s for log in table.logs if log.cpu_s is not None]
@@ -321,6 +320,8 @@ def measure_bids(n: int, want: int, rtt_us: Value, *, pace: float = 0.02,
             "host_extra_cpu_ms_per_action": (host_cpu - sum(others) / len(others))
             / actions * 1000 if host_cpu is not None and others and actions else None,
             "spectator_moves_min": float(min(table.watched)) if spectators else None,
+            "spectator_cpu_ms_per_action": sum(watched) / len(watched) / actions * 1000
+            if watched and actions else None,
             "consensus_ratio": _ratio(p50, rtt_us), "bids_measured": float(len(latencies)),
             "peer_cpu_ms_per_action": sum(cpu) / len(cpu) / actions * 1000
             if cpu and actions else None}

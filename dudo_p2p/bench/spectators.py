@@ -22,7 +22,8 @@ COMPARED = ("bid_final_ms_p50", "bid_final_ms_p99", "peer_cpu_ms_per_action",
             "host_cpu_ms_per_action", "others_cpu_ms_per_action", "host_extra_cpu_ms_per_action",
             "seat_frames_per_action",
             "spectator_frames_per_action", "from_spectators_per_action",
-            "spectator_steps_per_action", "spectator_signed_per_action")
+            "spectator_steps_per_action", "spectator_signed_per_action",
+            "spectator_cpu_ms_per_action")
 # The figures judged, each with its equivalence margin: the largest change, either way, that
 # still counts as none, as a fraction of a figure without spectators in the same pair (named:
 # the host's CPU above the others' is read against the host's CPU). Stated before any run, not
@@ -72,11 +73,12 @@ def with_spectators(quick: bool, count: int = 4, *, pairs: int | None = None,
     five others, and the host's above the others' in the same run (load cancelled); the
     frames a seat sends the other seats per action, and apart those it sends spectators;
     counted over all seats per action: frames taken from spectators, steps that took
-    spectators' frames and no other, replies signed for spectators. ``..._runs`` keeps each
-    run's p50 and seat CPU (``nospec_1``, ``4spec_idle_1``, ...); ``..._pooled_...`` the p99 of
-    each side's bids pooled; ``spectator_load`` the load average before and after. ``say``
-    gets a line per pair and one per verdict (default: stderr). ``measure``: measure_bids
-    (tests give a fake)."""
+    spectators' frames and no other, replies signed for spectators; a spectator's own CPU
+    per action (the mean of them, /proc: what it takes from the shared cores). ``..._runs``
+    keeps each run's p50 and seat CPU (``nospec_1``, ``4spec_idle_1``, ...);
+    ``..._pooled_...`` the p99 of each side's bids pooled; ``spectator_load`` the load
+    average before and after. ``say`` gets a line per pair and one per verdict (default:
+    stderr). ``measure``: measure_bids (tests give a fake)."""
     tell = say or (lambda text: print(text, file=sys.stderr, flush=True))
     pairs = pairs or (2 if quick else PAIRS)
     want = bids or (30 if quick else BIDS)
@@ -98,7 +100,8 @@ def with_spectators(quick: bool, count: int = 4, *, pairs: int | None = None,
                      ("host_extra_cpu_ms_per_action", "host above the others ms"),
                      ("seat_frames_per_action", "frames to seats"),
                      ("spectator_frames_per_action", "to spectators"),
-                     ("from_spectators_per_action", "from spectators"))))
+                     ("from_spectators_per_action", "from spectators"),
+                     ("spectator_cpu_ms_per_action", "a spectator's CPU ms"))))
     out = _medians(runs, f"{count}spec{_suffix(priority)}", _suffix(priority))
     judged = _judge(runs, tell)
     out.update({f"{key}_judged": j.as_figure() for key, j in judged.items()})

@@ -30,7 +30,7 @@ from dudo_p2p.consensus.watching import POLL_EVERY, QUIET_AFTER, RENEW_EVERY, No
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import DecodeError, DudoError
 from dudo_p2p.protocol.codec import decode
-from dudo_p2p.protocol.envelope import Envelope, open_envelope, peek_kind, seal_envelope
+from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import (
     Away,
     Genesis,
@@ -75,6 +75,8 @@ class _Verifier(RecordVerifier):
 def record_item(data: bytes) -> object:
     """A sync item as a record item (§4.8): an act's envelope without its acks, a removal
     decoded, a concurrent entry's envelope as it is. DecodeError on a malformed one."""
+    if not _may_be_tagged(data):
+        return data  # (an envelope: the verifier decodes and checks it, once)
     agreed = agreed_item(data)
     if agreed is not None:
         return agreed[0]
@@ -85,6 +87,22 @@ def record_item(data: bytes) -> object:
     if isinstance(decoded, list) and decoded and decoded[0] == "removal":
         return decoded  # the verifier checks its shape and votes
     return data
+
+
+# msgpack's first bytes of a string: fixstr, str8, str16, str32
+_STR_MARKERS = frozenset(range(0xA0, 0xC0)) | {0xD9, 0xDA, 0xDB}
+# an array's header and the length of that header: fixarray, array16, array32
+_ARRAY_HEADERS = {**{m: 1 for m in range(0x90, 0xA0)}, 0xDC: 3, 0xDD: 5}
+
+
+def _may_be_tagged(data: bytes) -> bool:
+    """Whether ``data`` may be an array whose first item is a string (an act item's tag
+    AGREED, or "removal"): record_item returns anything else as it is, whatever it decodes
+    to (an envelope's first item is its version, an int), so it need not decode it. Most
+    items are concurrent entries, which the verifier then decodes once instead of three
+    times (agreed_item, record_item, open_envelope)."""
+    head = _ARRAY_HEADERS.get(data[0]) if data else None
+    return head is not None and len(data) > head and data[head] in _STR_MARKERS
 
 
 @dataclass(frozen=True)
@@ -378,9 +396,11 @@ class Spectator:
         self.items.append(item)
         tell = tell and len(self.items) > self.tell_from
         entry = None
-        if isinstance(item, bytes) and peek_kind(item) == "act":  # verified just above
-            self.moves += 1
-            entry = verifier.open_entry(item) if tell else None
+        if isinstance(item, bytes):  # verified just above: the envelope the verifier opened
+            opened = verifier.open_entry(item)
+            if opened.kind == "act":
+                self.moves += 1
+                entry = opened
         if tell:
             self.told.extend((event, self.moves)
                              for event in item_events(before, verifier.replica, item, entry, now))
