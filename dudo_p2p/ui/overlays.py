@@ -201,11 +201,15 @@ def draw_winner(scene: TableControls, surface: pygame.Surface) -> None:
         ("over.lobby", scene.host.show_lobby, "lobby"),
         ("over.quit", scene.host.quit, "quit"),
     ]
+    if scene.request.kind == "watch":  # a spectator has no game to play again (Enter: lobby)
+        entries = entries[1:]
+    first = entries[0][2]
+    left = box.centerx - (len(entries) * 196 - 12) // 2
     for i, (key, action, name) in enumerate(entries):
-        rect = pygame.Rect(box.left + 30 + i * 196, box.bottom - 110, 184, 60)
-        # "play again" waits out the grace: a key or click meant for the final reveal must
-        # not start a new game
-        enabled = scene.end_ready or name != "play_again"
+        rect = pygame.Rect(left + i * 196, box.bottom - 110, 184, 60)
+        # the first choice waits out the grace: a key or click meant for the final reveal
+        # must not start a new game
+        enabled = scene.end_ready or name != first
         scene.buttons.append(Button(rect, tr(key), action, size=26, name=name, enabled=enabled,
-                                    hotkey="Enter" if name == "play_again" else ""))
+                                    hotkey="Enter" if name == first else ""))
     scene.draw_buttons(surface)

@@ -60,7 +60,10 @@ def key_pressed(scene: TableControls, key: int) -> None:
         # Enter only, and not in the first moments: the Space (or a held key) that meant
         # "go on" at the final reveal must not start a new game by accident
         if key in (pygame.K_RETURN, pygame.K_KP_ENTER) and scene.end_ready:
-            scene.play_again()
+            if scene.request.kind == "watch":  # nothing to play again: the lobby
+                scene.host.show_lobby()
+            else:
+                scene.play_again()
         return
     action = _table_keys(scene).get(key)
     if action is not None:
