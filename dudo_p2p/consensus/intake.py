@@ -284,10 +284,13 @@ class LogIntake:
             yield from self.retry_buffer(now)
 
     def retry_buffer(self, now: float) -> Effects:
-        """Consider again every entry held back because it did not fit yet."""
+        """Consider again every entry held back because it did not fit yet. A buffered entry
+        is not in :attr:`seen`; one that is has been taken since from another copy (it came
+        twice: its own frame and inside an ack), and stays there: the withdrawal reads
+        ``seen`` to tell an entry we refused from one we hold (dropping it here made us
+        withdraw a vote on a relay of our own log: fault_sweep --held-call seed 156)."""
         pending, self.buffer = self.buffer, []
         for env in pending:
-            self.seen.discard(env.digest())
             try:
                 yield from self.consider(env, now)
             except DudoError as exc:

@@ -23,10 +23,14 @@ Run it over a range of seeds (it prints every failing seed with its faults)::
 
     python -m tests.consensus.fault_sweep FIRST LAST [--seats N] [--any-crash] [-v]
     python -m tests.consensus.fault_sweep FIRST LAST --total-loss SECONDS [--seats N]
+    python -m tests.consensus.fault_sweep FIRST LAST --held-call
 
 (``--any-crash``: up to ``n - 2`` seats crash, a majority of them too: the seats left cannot
 remove them and must end, "table gone"; ``--total-loss``: no other fault than every frame
-to every seat lost for that long from 0.1 s, N seats, 3 by default: ``FaultSweep.total_loss``).
+to every seat lost for that long from 0.1 s, N seats, 3 by default: ``FaultSweep.total_loss``;
+``--held-call``: 3 seats, one dead after a round resolved while votes and result signatures
+to another are lost, so that a call is agreed while its removal is held:
+``FaultSweep.held_call``).
 
 ``tests/consensus/test_fault_sweep.py`` keeps the seeds it found, each fixed at the root.
 """
@@ -36,6 +40,7 @@ from __future__ import annotations
 import heapq
 import random
 import sys
+import time
 from dataclasses import dataclass, field
 
 from dudo_p2p.consensus import events as ev
@@ -145,6 +150,27 @@ class FaultSweep:
         sweep.storms = [Storm(start, start + length, frozenset(range(seats)),
                               dict.fromkeys(KINDS, 1.0), 0.0, 0.005)]
         sweep.last_fault = start + length
+        return sweep
+
+    @classmethod
+    def held_call(cls, seed: int) -> FaultSweep:
+        """3 seats: seat 1 dies just after a round resolves, and for a second or two the
+        result signatures and votes to seat 0 are lost (frames to 0 and 2 delayed up to 5 ms
+        for 60 s): a call may be agreed while the dead seat's removal is held
+        (removal_hold.py). The search that found seed 156: session 9's seed56 notes
+        (``lan_sweep --hard`` seed 56's shape)."""
+        sweep = cls(seed, 3)
+        r = random.Random(seed)
+        sweep.crashes = [Crash(1, "resolved", r.randint(1, 3),
+                               r.choice([0.0, 0.005, 0.02, 0.05]), None)]
+        sweep.pause = None
+        start, length = r.uniform(0, 4), r.uniform(1, 6)
+        loss = {"result-sign": 1.0, "vote": r.choice([0.0, 1.0]),
+                "sync-reply": r.choice([0.0, 1.0]), "ack": r.choice([0.0, 0.5])}
+        sweep.storms = [Storm(start, start + length, frozenset({0}), loss, 0.0, 0.005),
+                        Storm(0, 60, frozenset({0, 2}),
+                              dict.fromkeys(KINDS, r.choice([0.0, 0.1, 0.25])), 0.0, 0.005)]
+        sweep.last_fault = 60
         return sweep
 
     def _storm(self) -> Storm:
@@ -338,9 +364,12 @@ def main(argv: list[str]) -> int:
             if not a.startswith("-") and (i == 0 or argv[i - 1] not in ("--seats", "--total-loss"))]
     first, last = nums[0], nums[1]
     failed = 0
+    cpu = time.process_time()
     for seed in range(first, last):
         if loss is not None:
             sweep = FaultSweep.total_loss(seed, seats or 3, loss)
+        elif "--held-call" in argv:
+            sweep = FaultSweep.held_call(seed)
         else:
             sweep = FaultSweep(seed, seats, majority="--any-crash" not in argv)
         v = sweep.play()
@@ -349,7 +378,8 @@ def main(argv: list[str]) -> int:
                   f"(t={v.now:.0f}s, {v.steps} steps, {v.outcomes}) | {sweep.describe()}",
                   flush=True)
         failed += not v.ok
-    print(f"{failed} of {last - first} seeds failed", flush=True)
+    print(f"{failed} of {last - first} seeds failed ({time.process_time() - cpu:.0f} s CPU)",
+          flush=True)
     return 1 if failed else 0
 
 
