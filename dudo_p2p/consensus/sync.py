@@ -10,7 +10,8 @@
   final; concurrent entries as their envelope.
 - :class:`SyncPacer` limits our asks to about one a heartbeat interval, picks where to ask
   from and whom (the seat ahead of us asked longest ago: a seat that never answers cannot
-  keep us behind), remembers what we asked whom (a reply is taken only for that), limits
+  keep us behind), remembers what we asked whom (a reply is taken only for one of our last
+  two asks to its seat, :data:`ASKS_OPEN`), limits
   how many requests of one asker we answer (:data:`ANSWER_RATE`, :data:`ANSWER_BURST`),
   and how often we tell one peer about removals it may have missed.
 
@@ -34,6 +35,13 @@ SYNC_BUDGET = 48 * 1024  # bytes of items in one sync reply (frames are limited 
 # fetches a long log in a few seconds; a flood of requests gets a trickle of replies)
 ANSWER_BURST = 8
 ANSWER_RATE = 4.0
+
+# our asks to one seat that a reply may still answer: the last two. We ask about once a
+# heartbeat interval, each time from another ``have`` (our length, then the anchor), and on a
+# lossy link a reply can take longer than an interval (TCP retransmits): keeping only the
+# latest ask made every such reply "unasked", its entries ignored, and with them the one sign
+# that could withdraw a vote (lan_sweep --hard seed 56: both live seats ended "table gone")
+ASKS_OPEN = 2
 
 Certificates = dict[tuple[int, int], list[bytes]]
 ActCertificates = dict[bytes, list[bytes]]  # a chained act's digest -> its acks
@@ -110,7 +118,8 @@ class SyncPacer:
         self.told: dict[tuple[str, int], float] = {}  # (what, seat) -> not again before
         self.told_at: dict[int, float] = {}  # seat -> when we last sent it any news
         self.beat_at: dict[int, float] = {}  # seat -> when its last heartbeat reached us
-        self.asked: dict[int, int] = {}  # seat -> the `have` of our open request to it
+        # seat -> the `have` of our last ASKS_OPEN requests to it not yet answered, oldest first
+        self.asked: dict[int, list[int]] = {}
         self.asked_seat_at: dict[int, float] = {}  # seat -> when we last asked it
         self.answers: dict[int, tuple[float, float]] = {}  # asker -> (tokens, at)
         self.last_answer: dict[int, tuple[int, float]] = {}  # asker -> (have, at)
@@ -153,17 +162,21 @@ class SyncPacer:
         return min(live or seats, key=lambda s: self.asked_seat_at.get(s, -1e9))
 
     def expect(self, seat: int, have: int, now: float) -> None:
-        """We asked ``seat`` for our log from ``have``: its reply at ``have`` is taken."""
-        self.asked[seat] = have
+        """We asked ``seat`` for our log from ``have``: its reply at ``have`` is taken, also
+        after our next ask to it (the last :data:`ASKS_OPEN` asks stay open)."""
+        open_asks = self.asked.setdefault(seat, [])
+        open_asks.append(have)
+        del open_asks[:-ASKS_OPEN]
         self.asked_seat_at[seat] = now
 
     def answered(self, seat: int, start: int) -> bool:
-        """A reply from ``seat`` at ``start``: True (once) when it answers what we asked it;
-        any other reply was not asked for, and only its removal items (which carry their own
-        evidence, the votes) may be taken."""
-        if self.asked.get(seat) != start:
+        """A reply from ``seat`` at ``start``: True (once per ask) when it answers one of our
+        last :data:`ASKS_OPEN` asks to it; any other reply was not asked for, and only its
+        removal items (which carry their own evidence, the votes) may be taken."""
+        open_asks = self.asked.get(seat, [])
+        if start not in open_asks:
             return False
-        del self.asked[seat]
+        open_asks.remove(start)
         return True
 
     def may_answer(self, asker: int, have: int, now: float) -> bool:

@@ -54,3 +54,22 @@ def test_a_seat_gone_silent_is_asked_only_when_no_live_seat_is_ahead() -> None:
         now += HEARTBEAT
     # only the silent seat ahead: it is asked (a lost heartbeat is not a crash)
     assert pacer.pick([0], now) == 0
+
+
+def test_a_reply_landing_after_the_next_ask_still_answers_it_once() -> None:
+    """On a lossy link a reply can take longer than the heartbeat interval between two asks
+    (each from another ``have``); keeping only the latest ask made every such reply
+    unasked (lan_sweep --hard seed 56: test_consensus_late_sync_reply.py)."""
+    pacer = SyncPacer(HEARTBEAT)
+    pacer.expect(1, LENGTH, 10.0)
+    pacer.expect(1, ANCHOR, 11.0)  # the next ask, before the first reply came
+    assert pacer.answered(1, LENGTH)  # the reply to the first ask, late
+    assert not pacer.answered(1, LENGTH)  # once
+    assert not pacer.answered(2, ANCHOR)  # another seat was not asked
+    assert pacer.answered(1, ANCHOR)
+    assert not pacer.answered(1, ANCHOR)
+    # only the last two asks stay open: a reply to the one before them is not taken
+    for have in (LENGTH, LENGTH + 1, LENGTH + 2):
+        pacer.expect(1, have, 12.0)
+    assert not pacer.answered(1, LENGTH)
+    assert pacer.answered(1, LENGTH + 1) and pacer.answered(1, LENGTH + 2)
