@@ -94,7 +94,7 @@ ES: dict[str, str] = {
     "table.you_name": "Jugador",
     "table.bot": "bot",
     "table.disconnected": "desconectado",
-    "table.eliminated": "sin dados",
+    "table.eliminated": "fuera",  # out of dice, or removed by the table: both are out
     "table.look": "M o clic: mirar tus dados",
     "table.hide": "M o clic: tapar",
     "table.your_dice": "Tus dados",

@@ -127,7 +127,6 @@ class TableCore(Scene):
         if rest is None:
             return False
         self.session, self.spectating, self.legal = rest, True, []
-        self.say(keyed("table.watching_rest"))
         return True
 
     def enter(self) -> None:
@@ -235,10 +234,13 @@ class TableCore(Scene):
         # someone else leaving, not "you were removed"
         ours = -1 if self.watching else self.session.seat
         for event in events:
-            if (isinstance(event, PlayerLeft) and event.seat == ours and not self.hotseat
-                    and self._watch_the_rest()):
+            watching_now = (isinstance(event, PlayerLeft) and event.seat == ours
+                            and not self.hotseat and self._watch_the_rest())
+            if watching_now:
                 ours = -1  # someone else leaving, now: we go on watching the game
             reaction = self.model.apply(event, self.now, self.view, ours)
+            if watching_now:  # said after why we left ("Cris ran out of time..."): the toast
+                self.say(keyed("table.watching_rest"))  # that stays up is what we do now
             if reaction.names is not None:
                 self._raw_names = reaction.names
             if reaction.new_round:

@@ -261,6 +261,11 @@ def test_a_seat_the_table_removes_watches_the_rest_of_its_game_in_the_window(
             scene.session.wait(0.01)
             app.frame()
         assert scene.watching and cris.closed and scene.model.ended is None
+        # why Cris left the table is said first, then what we do now (the toast that stays)
+        said = scene.model.message_texts(scene.tr)
+        rest = said.index("The table removed you from the game: you watch the rest")
+        assert any("Cris" in line for line in said[:rest])
+        assert not any("Cris" in line for line in said[rest + 1:])
         watch = scene.session
         assert watch.watcher.spectator.identity.public_key == cris.identity.public_key
         # the game goes on in the window: moves after the removal are verified and shown
