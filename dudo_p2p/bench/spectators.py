@@ -175,6 +175,8 @@ def _pair_text(pair: tuple[dict[str, Value], dict[str, Value]], key: str) -> str
     a, b = pair[0][key], pair[1][key]
     if isinstance(a, float) and isinstance(b, float):
         return f"{a:.3g} -> {b:.3g} ({b - a:+.2g})"
+    if isinstance(b, float):  # a figure only the run with spectators has (their own CPU)
+        return f"{b:.3g}"
     return "-"
 
 

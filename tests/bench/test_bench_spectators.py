@@ -95,7 +95,8 @@ class FakeTable:
             others_cpu_ms_per_action=others, host_extra_cpu_ms_per_action=host - others,
             seat_frames_per_action=6.5 * (1 + (self.cost if spectators else 0.0))
             + self.rng.gauss(0, 0.02),
-            spectator_moves_min=40.0 if spectators else None)
+            spectator_moves_min=40.0 if spectators else None,
+            spectator_cpu_ms_per_action=0.97 if spectators else None)
         return figures
 
 
@@ -113,6 +114,16 @@ def test_a_free_spectator_is_unchanged_and_the_order_alternates() -> None:
                        "overall": 1.0}
     runs = out["bid_final_ms_p50_runs"]
     assert isinstance(runs, dict) and len(runs) == 14 and "4spec_idle_7" in runs
+
+
+def test_the_spectators_own_cpu_is_said_and_reported_from_the_runs_with_them() -> None:
+    # measure_bids gives it only when spectators ran (their CPU per action, from /proc)
+    said: list[str] = []
+    out = with_spectators(False, pairs=2, bids=30, say=said.append, measure=FakeTable(seed=2))
+    assert out["spectator_cpu_ms_per_action_4spec_idle"] == 0.97
+    assert out["spectator_cpu_ms_per_action_nospec"] is None
+    pairs = [line for line in said if " pair " in line]
+    assert len(pairs) == 2 and all("a spectator's CPU ms 0.97" in line for line in pairs)
 
 
 def test_normal_priority_is_named_apart() -> None:
