@@ -37,9 +37,13 @@ pytestmark = [pytest.mark.netns, pytest.mark.e2e]
 
 FOUR = ["host", "b1", "b2", "b3"]
 MID_GAME = 60.0  # seconds to reach "round 1 resolved"
-GAME_END = 90.0  # seconds for the rest of a short game (3 dice each)
+GAME_END = 90.0  # seconds for the rest of a short game (3 or 5 dice each)
 TOLD_WITHIN = 5.0  # issue 13: a removed peer learns it within 5 s of being reachable
 UP_WITHIN = 30.0  # a restarted process's start-up on a loaded machine: a bound, not a figure
+# 5 dice, not FAST's 3, where a seat is paused, cut off or killed after round 1: a deal of quick
+# bots takes tens of ms, and a test process a few deals late (test_node_faults, 6a44138) found
+# that seat already out by its dice, or the game over: the scenario never happened.
+STILL_SEATED = ("--rule", "starting_dice=5")
 WIFI = {"delay_ms": 80, "jitter_ms": 40, "loss": 0.08, "dup": 0.01, "reorder": 0.05}
 
 
@@ -106,7 +110,7 @@ def test_a_peer_out_of_reach_is_removed_the_others_finish_and_it_is_told_within_
     table: LanTable, outage: Callable[[LanTable, str], None]
 ) -> None:
     table.build(FOUR)
-    host, b1, b2, b3 = table.game(4)
+    host, b1, b2, b3 = table.game(4, *STILL_SEATED)
     mid_game(table, host)
     outage(table, "b3")
     back = time.monotonic()
@@ -128,7 +132,7 @@ def test_a_peer_out_of_reach_within_a_30s_grace_is_back_in_its_seat_on_one_hash(
     table: LanTable, outage: Callable[[LanTable, str], None]
 ) -> None:
     table.build(FOUR)
-    peers = table.game(4, "--grace", "30")
+    peers = table.game(4, "--grace", "30", *STILL_SEATED)
     mid_game(table, peers[0])
     outage(table, "b3")
     one_hash(finish_ok(table, peers))
@@ -142,7 +146,7 @@ def test_the_host_killed_and_restarted_within_the_grace_is_back_in_its_seat(
     table: LanTable,
 ) -> None:
     table.build(FOUR)
-    host, b1, b2, b3 = table.game(4, "--grace", "30")
+    host, b1, b2, b3 = table.game(4, "--grace", "30", *STILL_SEATED)
     mid_game(table, host)
     host.kill9()
     back = table.restart("host", *table.resume_args("host", "host"))

@@ -41,7 +41,7 @@ if sys.argv[1] == "old":  # to show the scenario is the trigger
 ctx = zmq.Context()
 links = Links(ctx, b"\\xaa" * 32)
 print(links.port, flush=True)
-time.sleep(float(sys.argv[2]))  # a busy loop: nothing is read meanwhile
+sys.stdin.readline()  # a busy loop: nothing is read until the test says the scenario is over
 got = 0
 deadline = time.monotonic() + 5
 while got < 2000 and time.monotonic() < deadline:
@@ -65,14 +65,18 @@ print("sent", flush=True)
 time.sleep(60)
 """
 
-BUSY = 5.0  # the router does not read for this long: the whole scenario fits in it
+# The router does not read until the test writes it a line once the flooder is killed (it slept
+# a fixed 5 s, and the scenario had to fit in it: the flooder's start-up, 1 s, 1.5 s; on a loaded
+# machine a slow start-up could let the router read before the kill, and "old" not abort).
+RESET_HEARD = 2.0  # after the kill, a heartbeat or two (1 s apart) meets the reset engine
+READ_WITHIN = 15.0  # the router's reading and exit, once told
 
 
 def _scenario(settings: str) -> tuple[int, str]:
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    router = subprocess.Popen([sys.executable, "-c", ROUTER_CHILD, settings, str(BUSY)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=env)
+    router = subprocess.Popen([sys.executable, "-c", ROUTER_CHILD, settings],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env)
     flooder: subprocess.Popen[str] | None = None
     try:
         assert router.stdout is not None
@@ -88,7 +92,8 @@ def _scenario(settings: str) -> tuple[int, str]:
         os.kill(flooder.pid, signal.SIGKILL)  # unread data at close: a reset
         flooder.wait(timeout=10)
         flooder.stdout.close()
-        out, err = router.communicate(timeout=BUSY + 15)
+        time.sleep(RESET_HEARD)  # the router still reads nothing: the scenario itself
+        out, err = router.communicate("read now\n", timeout=READ_WITHIN)
         return router.returncode, out + err
     finally:
         for proc in (flooder, router):

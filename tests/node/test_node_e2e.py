@@ -100,7 +100,8 @@ def test_a_killed_peer_restarted_from_its_journal_takes_its_seat_back(
     # 4.5 s silence timeout, and at load 20-30 the new process's start-up alone took longer
     # (the table removed b3 before it was back). How fast a restart comes back is a figure
     # (scripts/bench, reconnect_resume_s), not this test's bound.
-    _, net = four_peers(tmp_path, peers, "--grace", "30")
+    # 5 dice, as the kill above: with 3, b3 could be out by its dice before the kill landed
+    _, net = four_peers(tmp_path, peers, "--grace", "30", "--rule", "starting_dice=5")
     host, victim = peers[0], peers[3]
     assert host.wait_line("round 1 resolved", 60), host.explain()
     victim.kill9()
@@ -147,8 +148,12 @@ def test_garbage_on_the_link_and_beacon_ports_is_logged_and_the_game_finishes(
 ) -> None:
     port = free_tcp_port()
     net = loopback_net(beacon_port)
+    # 5 dice: the link garbage is sprayed after round 1 and must land while the host still
+    # runs; a 3-dice game of quick bots can be over (every seat settled, the host gone) a few
+    # deals later, and the spray would find the port closed
     peers.append(Peer("host", host_args("host", tmp_path, 3, "--port", str(port),
-                                        "--table", "GRB23", *net)))
+                                        "--table", "GRB23", "--rule", "starting_dice=5",
+                                        *net)))
     for name in ("b1", "b2"):
         peers.append(Peer(name, bot_args(name, tmp_path, "--discover", "--table", "GRB23", *net)))
     host = peers[0]
