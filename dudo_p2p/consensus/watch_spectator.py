@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from dudo_p2p.consensus.act_certs import agreed_item
 from dudo_p2p.consensus.events import Event
 from dudo_p2p.consensus.genesis import seating_from
 from dudo_p2p.consensus.lobby import LOBBY_GAME_ID
@@ -26,10 +25,10 @@ from dudo_p2p.consensus.replica import EpochPhase, NotYet, Seating, Stale
 from dudo_p2p.consensus.rotation import Rotation
 from dudo_p2p.consensus.watch_away import AwayBoard
 from dudo_p2p.consensus.watch_events import Before, item_events
+from dudo_p2p.consensus.watch_items import ItemVerifier, record_item
 from dudo_p2p.consensus.watching import POLL_EVERY, QUIET_AFTER, RENEW_EVERY, Note
 from dudo_p2p.crypto.identity import Identity, KeyPin
 from dudo_p2p.errors import DecodeError, DudoError
-from dudo_p2p.protocol.codec import decode
 from dudo_p2p.protocol.envelope import Envelope, open_envelope, seal_envelope
 from dudo_p2p.protocol.kinds import (
     Away,
@@ -53,56 +52,6 @@ UNSENT_RETRY = 0.1  # ... after an ask whose seat's link was down (the next seat
 # polls without an answer before asking from the epoch's anchor: a seat answers nothing from
 # a length its chain no longer has (a removal voided what we verified past the anchor)
 ASK_ANCHOR_AFTER = 3
-
-
-class _Verifier(RecordVerifier):
-    """The record's verifier, keeping the entry it opened last: the events of an act it has
-    just verified (Spectator._add) read that envelope, not a second signature check of the
-    same bytes (one Ed25519 check an act fewer: 2613 -> 2228 checks, the seat's signed
-    replies included, over 3 six-seat FakeNet games' 2105 items)."""
-
-    _last: tuple[bytes, Envelope] | None = None
-
-    def open_entry(self, raw: bytes) -> Envelope:
-        last = self._last
-        if last is not None and last[0] == raw:
-            return last[1]
-        opened = super().open_entry(raw)
-        self._last = (raw, opened)
-        return opened
-
-
-def record_item(data: bytes) -> object:
-    """A sync item as a record item (§4.8): an act's envelope without its acks, a removal
-    decoded, a concurrent entry's envelope as it is. DecodeError on a malformed one."""
-    if not _may_be_tagged(data):
-        return data  # (an envelope: the verifier decodes and checks it, once)
-    agreed = agreed_item(data)
-    if agreed is not None:
-        return agreed[0]
-    try:
-        decoded = decode(data)
-    except DecodeError:
-        return data
-    if isinstance(decoded, list) and decoded and decoded[0] == "removal":
-        return decoded  # the verifier checks its shape and votes
-    return data
-
-
-# msgpack's first bytes of a string: fixstr, str8, str16, str32
-_STR_MARKERS = frozenset(range(0xA0, 0xC0)) | {0xD9, 0xDA, 0xDB}
-# an array's header and the length of that header: fixarray, array16, array32
-_ARRAY_HEADERS = {**{m: 1 for m in range(0x90, 0xA0)}, 0xDC: 3, 0xDD: 5}
-
-
-def _may_be_tagged(data: bytes) -> bool:
-    """Whether ``data`` may be an array whose first item is a string (an act item's tag
-    AGREED, or "removal"): record_item returns anything else as it is, whatever it decodes
-    to (an envelope's first item is its version, an int), so it need not decode it. Most
-    items are concurrent entries, which the verifier then decodes once instead of three
-    times (agreed_item, record_item, open_envelope)."""
-    head = _ARRAY_HEADERS.get(data[0]) if data else None
-    return head is not None and len(data) > head and data[head] in _STR_MARKERS
 
 
 @dataclass(frozen=True)
@@ -302,7 +251,7 @@ class Spectator:
             self.refused = RefusalReason.WRONG_HOST
             return [Note("warning", f"refused: {self.refused.text} (host {self.pin} chosen)")]
         self.seating = seating
-        self.verifier = _Verifier(self.seating)
+        self.verifier = ItemVerifier(self.seating)
         self.rotation.seated(self.seating.pubs, now)
         self.next_poll = -1e9
         return [Note("info", f"watching table {self.seating.table}: genesis and "
@@ -410,6 +359,6 @@ class Spectator:
         assert self.seating is not None
         self.rebuilds += 1
         kept, self.items, self.moves = self.items[:upto], [], 0
-        self.verifier = _Verifier(self.seating)
+        self.verifier = ItemVerifier(self.seating)
         for item in kept:
             self._add(item, 0.0, tell=False)  # told already

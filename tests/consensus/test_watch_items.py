@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from dudo_p2p.consensus.act_certs import agreed_item
-from dudo_p2p.consensus.watch_spectator import Spectator, record_item
+from dudo_p2p.consensus.watch_items import record_item
+from dudo_p2p.consensus.watch_spectator import Spectator
 from dudo_p2p.consensus.watching import Note
 from dudo_p2p.errors import DecodeError
 from dudo_p2p.protocol.codec import decode, encode
