@@ -133,6 +133,7 @@ EN: dict[str, str] = {
         "You open: choose which way the turn goes this round (clockwise: the player on your "
         "left is next). Your dice are dealt once you choose."
     ),
+    "table.expected_watching": "Every die hidden, expected on the table: {x} {face}",
     "table.expected_blind": "Not counting your dice (covered), expected on the table: {x} {face}",
     "table.history_more": "{n} more above: wheel or PgUp",
     "table.legend": ("Faces: 1\u00a0Ace · 2\u00a0Two · 3\u00a0Three · 4\u00a0Four · "

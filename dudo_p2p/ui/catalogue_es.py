@@ -133,6 +133,7 @@ ES: dict[str, str] = {
         "Abres tú: eliges hacia dónde gira el turno esta ronda (horario: sigue quien está a "
         "tu izquierda). Tus dados se reparten al elegir."
     ),
+    "table.expected_watching": "Con todos los dados tapados, esperados en la mesa: {x} {face}",
     "table.expected_blind": "Sin contar tus dados (tapados), esperados en la mesa: {x} {face}",
     "table.history_more": "{n} más arriba: rueda o RePág",
     # no-break spaces keep each number with its name when the line wraps

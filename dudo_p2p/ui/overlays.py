@@ -179,7 +179,9 @@ def draw_winner(scene: TableControls, surface: pygame.Surface) -> None:
             box.left + 40, box.bottom + 16, box.width - 80, scoreboard.height(board)))
     draw.panel(surface, box, edge=theme.GOLD)
     me = scene.session.seat
-    if winner == me and not scene.hotseat:
+    # a spectator's view is drawn from seat 0, which is not its own: seat 0 winning is
+    # someone else winning
+    if winner == me and not scene.hotseat and not scene.watching:
         title = tr("over.you_win")
     else:
         title = tr("over.title", name=_seat_name(scene, winner))

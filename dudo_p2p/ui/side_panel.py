@@ -130,8 +130,12 @@ def _prob_box(scene: TableCore, surface: pygame.Surface, x: int, y: int) -> None
     # our dice count whether or not the cup is lifted: they are ours. Only at a hot-seat
     # table, cup down, they stay out (the next player may be looking), and the line says so.
     blind = scene.hotseat and not scene.looking
-    own = () if blind else view.own_dice
-    if bid is None or view.own_dice is None or own is None or scene.handover_seat is not None:
+    # a spectator holds no dice: its chance is the table's, every die unseen (P was offered
+    # on its keys line and did nothing)
+    watching = scene.watching
+    own = () if blind or watching else view.own_dice
+    if (bid is None or (view.own_dice is None and not watching) or own is None
+            or scene.handover_seat is not None):
         draw.text(surface, tr("table.prob_hint"), (x, y), 22, theme.HINT)
         return
     wild = view.state.wild
@@ -146,6 +150,7 @@ def _prob_box(scene: TableCore, surface: pygame.Surface, x: int, y: int) -> None
     pygame.draw.rect(surface, color, (bar.left, bar.top, int(bar.width * p), bar.height),
                      border_radius=6)
     face_name = FACE_NAMES[tr.lang][bid.face]
-    key = "table.expected_blind" if blind else "table.expected"
+    key = ("table.expected_watching" if watching
+           else "table.expected_blind" if blind else "table.expected")
     draw.text_block(surface, tr(key, x=f"{expected:.1f}", face=face_name),
                     pygame.Rect(x, y + 52, SIDE.width - 32, 50), 21, theme.MUTED)
