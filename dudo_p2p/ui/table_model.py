@@ -94,6 +94,7 @@ class TableModel:
         self.last_round: RevealShow | None = None  # kept after the reveal closes, for history
         self.round_actions: list[Action] = []  # ActionTaken since the round started
         self.out_order: list[int] = []  # seats in the order they left the game
+        self.left: set[int] = set()  # seats that left the table (not only out of dice)
         self.dealt_round: int | None = None  # the round dealt and not yet resolved
         self.winner: int | None = None
         self.ended: Words | None = None  # the game ended for us with no winner: why
@@ -151,9 +152,13 @@ class TableModel:
                 self.winner = winner
             case PlayerLeft(seat=who):
                 self._out(who)
+                self.left.add(who)
                 self.say_event(event, now)
                 if who == seat and not self.hotseat:
                     self.ended = keyed("outcome.removed")
+            case SeatDisconnected(seat=who) | SeatReconnected(seat=who) if who in self.left:
+                pass  # a seat that left is no one the table waits for (seen: a removed seat,
+                # watching the rest, told "Cris: disconnected, 0 s to come back" of itself)
             case SeatDisconnected(seat=who, until=until):
                 self.say(keyed("seat.disconnected", name=words.seat_name(self._names(), who),
                                s=max(0, round(until - now))), now)

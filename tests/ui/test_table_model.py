@@ -19,6 +19,8 @@ from dudo_p2p.session import (
     Reason,
     RoundResolved,
     RoundStarted,
+    SeatDisconnected,
+    SeatReconnected,
     TalkHeard,
     TurnTimer,
 )
@@ -140,3 +142,18 @@ def test_not_verified_names_the_item_in_the_players_language_and_stands_whole_in
     badge = drawn[1:helped]  # between the title and the help below it
     assert " ".join(text for text, _, _, _ in badge) == m.badge(es)  # whole...
     assert {(size, colour) for _, _, size, colour in badge} == {(20, theme.CREAM)}  # readable
+
+
+def test_a_seat_that_left_is_never_said_disconnected_or_back() -> None:
+    # seen in a removed seat's window, watching the rest: "Cris: disconnected, 0 s to come
+    # back" of itself, after "Cris ran out of time and leaves the table"
+    m = model()
+    m.apply(SeatDisconnected(2, 30.0), 1.0, None, 0)
+    assert m.message_texts(Tr("en"))[-1] == "Caro: disconnected, 29 s to come back"
+    m.apply(PlayerLeft(2, Reason.TIMEOUT), 2.0, None, 0)
+    said = len(m.message_texts(Tr("en")))
+    m.apply(SeatDisconnected(2, 40.0), 3.0, None, 0)
+    m.apply(SeatReconnected(2), 4.0, None, 0)
+    assert len(m.message_texts(Tr("en"))) == said
+    m.apply(SeatDisconnected(1, 40.0), 5.0, None, 0)  # a seat still at the table: said
+    assert m.message_texts(Tr("en"))[-1] == "Beto: disconnected, 35 s to come back"
