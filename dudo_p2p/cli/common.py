@@ -39,6 +39,7 @@ from dudo_p2p.node.node import Node
 from dudo_p2p.protocol import names
 from dudo_p2p.rules import RuleSet
 from dudo_p2p.session import (
+    Ending,
     GameOver,
     PlayerLeft,
     RoundResolved,
@@ -214,8 +215,7 @@ def ending(session: NodeSession, code: Exit, interrupted: bool) -> str | None:
         case Exit.REMOVED if played:
             return f"the table removed us ({end.removed_for})"
         case Exit.TABLE_GONE if played:
-            return (f"no seat heard for {end.silent_after:.0f} s: the table is gone "
-                    "(or this machine's network is down)")
+            return gone_line(end, seated)
         case Exit.ABANDONED if played and end.abandoned_by == end.seat and end.other is not None:
             return (f"game abandoned: two seats were left and {seated[end.other]} claimed we "
                     "went silent or stalled; nobody wins")
@@ -226,6 +226,23 @@ def ending(session: NodeSession, code: Exit, interrupted: bool) -> str | None:
             return f"the table refused us: {'; '.join(end.refused)}"
     why = "interrupted" if interrupted else "timed out"
     return f"game not finished ({why})"
+
+
+def gone_line(end: Ending, seated: list[str]) -> str:
+    """Why the table is gone for us, true to the case that fired (``end.gone.why``): only
+    when nobody was heard may the table be gone or our network down; otherwise we heard
+    seats, too few of them (or stuck behind our log) to vote the silent ones out."""
+    gone = end.gone
+    silent = ", ".join(seated[s] for s in gone.silent if s < len(seated))
+    behind = ", ".join(seated[s] for s in gone.behind if s < len(seated))
+    after = f"{end.silent_after:.0f} s"
+    if gone.why == "too-few":
+        return (f"{silent} not heard for {after}, and too few seats are heard to vote them "
+                "out: the game cannot go on")
+    if gone.why == "behind":
+        return (f"{silent} not heard for {after}, and {behind} is heard but stuck behind "
+                "our log, so nobody can vote them out: the game cannot go on")
+    return f"no seat heard for {after}: the table is gone (or this machine's network is down)"
 
 
 def finish(

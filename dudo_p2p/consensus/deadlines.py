@@ -73,8 +73,9 @@ def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: R
             continue
         last = last_heard[seat]
         if seat in away:
-            if now - last <= silence:
-                return now  # heard again: SeatReconnected is due
+            end = presence.grace_end(last, len(parts), timers.heard_at(seat))
+            if now - last <= silence or presence.extends(seat, end, len(parts)):
+                return now  # heard again: SeatReconnected is due (or a two-seat grace grows)
             if removals.may_vote(seat) and not removals.link_doubt(epoch, seat):
                 grace_end = away[seat]
                 if now > grace_end:
@@ -90,7 +91,7 @@ def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: R
         acked = race.acks(mine, epoch)
     waiting, limit = awaited(rep, acked, ctx.seating.turn_timer_ms, ctx.timeouts, lag.behind)
     if len(parts) == 2:
-        limit += presence.grace
+        limit += presence.grace_at(2)
     # a removal held: no step timeout at all (removal_hold); else each seat waited for
     if waiting and not removals.hold.active(epoch):
         progress_at, back_at = timers.progress_at, presence.back_at
@@ -115,17 +116,18 @@ def _suspicion(ctx: SeatContext, timers: Timers, presence: Presence, removals: R
         if presence.table_gone(last_heard, me, now, parts, removed_in(rep, epoch), lag.behind,
                                timers.progress_at):
             return now
-        boundary = max(others) + presence.gone_after
+        after = presence.gone_after(len(parts))
+        boundary = max(others) + after
         for seat, at in presence.reached.items():
             if seat != me:
                 boundary = max(boundary, at + REACHED_WAIT)
         soonest = min(soonest, boundary)
         # each seat of the epoch falling silent that long may leave too few to move the table,
         # and so may the log stuck that long with seats behind it (presence.table_gone)
-        if now <= timers.progress_at + presence.gone_after < soonest:
-            soonest = timers.progress_at + presence.gone_after
+        if now <= timers.progress_at + after < soonest:
+            soonest = timers.progress_at + after
         for seat in parts:
-            at = last_heard[seat] + presence.gone_after
+            at = last_heard[seat] + after
             if seat != me and now <= at < soonest:
                 soonest = at
         for seat, at in presence.reached.items():

@@ -112,8 +112,17 @@ class GameAbandoned:
 
 @dataclass(frozen=True)
 class TableGone:
-    """No other seat was heard for the table-gone delay: the table is gone (every other seat
-    left, or we are cut off); the game ends for us with no winner."""
+    """The table can never move again for us: the game ends for us with no winner. ``why``
+    says which case (``presence.table_gone``): ``"nobody"``, no other seat heard for the
+    table-gone delay (every other seat left, or we are cut off); ``"too-few"``, the seats of
+    our epoch ``silent`` that long are more than those heard can vote out; ``"behind"``, as
+    too-few once the seats heard but stuck in an epoch before ours (``behind``, their
+    heartbeats short of its start) are counted out, our log not moving for that delay
+    either: we heard them, so neither the table nor our network is gone."""
+
+    why: str = "nobody"
+    silent: tuple[int, ...] = ()
+    behind: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -196,6 +196,11 @@ class TableMachine:
         return self.removals.table_gone
 
     @property
+    def gone(self) -> ev.TableGone:
+        """Which case of a table gone ended the game (meaningful once :attr:`table_gone`)."""
+        return self.removals.gone
+
+    @property
     def act_certs(self) -> dict[bytes, list[bytes]]:
         """The certificate (signed acks) of every act we chained, by its digest."""
         return self.intake.act_certs

@@ -79,6 +79,7 @@ class Removals:
         self.abandoned: list[bytes] = []  # the claims that ended the game abandoned (§4.6)
         self.abandoned_by: int | None = None  # the seat the claims were about
         self.table_gone = False
+        self.gone = ev.TableGone()  # which case of a table gone (presence.gone_why)
 
     @property
     def expelled(self) -> set[int]:
@@ -119,7 +120,8 @@ class Removals:
         back = set()
         for seat in parts:
             if seat != ctx.seat:
-                event = presence.observe(seat, timers.last_heard[seat], now)
+                event = presence.observe(seat, timers.last_heard[seat], now, len(parts),
+                                         timers.heard_at(seat))
                 if event is not None:
                     yield Emit(event)
                     if isinstance(event, ev.SeatReconnected):
@@ -132,7 +134,8 @@ class Removals:
         if rep.phase in (EpochPhase.SETUP, EpochPhase.BIDDING) and mine is not None:
             acked = self.race.acks(mine, rep.epoch.number)
         waiting, limit = awaited(rep, acked, ctx.seating.turn_timer_ms, ctx.timeouts, lag.behind)
-        limit += presence.grace if len(parts) == 2 else 0.0  # a two-seat stall: the grace too
+        # a two-seat stall: the grace too, floored as a silence there is (presence.grace_at)
+        limit += presence.grace_at(2) if len(parts) == 2 else 0.0
         epoch = rep.epoch.number
         for seat in waiting:
             if seat == ctx.seat or seat in presence.away or self.hold.active(epoch):
@@ -150,12 +153,14 @@ class Removals:
                 yield from self.vote(seat, Reason.SILENT, now)
         for seat in self.expelled & set(rep.epoch.participants):
             yield from self.vote(seat, Reason.EXPELLED, now)
-        if self.outcome is None and presence.table_gone(timers.last_heard, ctx.seat, now, parts,
-                                                         removed_in(rep, epoch), lag.behind,
-                                                         timers.progress_at):
-            self.table_gone = True
-            yield Emit(ev.TableGone())
-            yield Log("warning", "no seat heard for long: the table is gone")
+        gone = None if self.outcome is not None else presence.gone_why(
+            timers.last_heard, ctx.seat, now, parts, removed_in(rep, epoch), lag.behind,
+            timers.progress_at)
+        if gone is not None:
+            self.table_gone, self.gone = True, gone
+            yield Emit(gone)
+            yield Log("warning", f"the table is gone ({gone.why}: silent {list(gone.silent)}, "
+                                 f"behind {list(gone.behind)})")
 
     def link_doubt(self, epoch: int, seat: int) -> bool:
         """Our silence from ``seat`` says more about our link than about it, and no other

@@ -44,6 +44,8 @@ class Timers:
         # the silence clock starts when a seat is first heard (its link came up and proved
         # itself, liveness.py); one never heard is silent link_setup after the start
         self.last_heard = {s: now + timeouts.link_setup - timeouts.silence for s in range(seats)}
+        self.started = now
+        self.unheard = set(range(seats))  # never heard since our start (or counted heard)
         self.progress_at = now
         self.next_heartbeat = now
         self.next_resend = now
@@ -61,6 +63,7 @@ class Timers:
             return None
         for seat in self.last_heard:
             self.last_heard[seat] = max(self.last_heard[seat], now)
+        self.unheard.clear()
         self.progress_at = max(self.progress_at, now)
         return gap
 
@@ -93,6 +96,12 @@ class Timers:
     def heard(self, seat: int, now: float) -> None:
         """A fresh frame from ``seat`` on its own proven link (liveness.py)."""
         self.last_heard[seat] = now
+        self.unheard.discard(seat)
+
+    def heard_at(self, seat: int) -> float:
+        """When ``seat`` was really last heard: our start when never (``last_heard`` then
+        says when it counts as silent, link_setup after the start)."""
+        return self.started if seat in self.unheard else self.last_heard[seat]
 
     def silent(self, seat: int, now: float) -> bool:
         """Nothing heard from ``seat`` for longer than the silence timeout."""

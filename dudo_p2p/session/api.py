@@ -33,11 +33,11 @@ A networked seat also says how its game ended (:class:`Ending`, from
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from dudo_p2p.consensus.evening import Scoreboard
-from dudo_p2p.consensus.events import Event
+from dudo_p2p.consensus.events import Event, TableGone
 from dudo_p2p.consensus.reasons import Outcome, Reason
 from dudo_p2p.rules import Action, RuleSet, SeatView
 
@@ -123,8 +123,10 @@ class Ending:
     ``outcome``: None when no game was seated (refused, or it failed before); else
     :class:`~dudo_p2p.session.Outcome` (UNKNOWN while it runs). ``seat`` and
     ``names``: ours and the table's. ``removed_for``: why the table removed us (REMOVED).
-    ``silent_after``: how long no seat was heard before we called the table gone
-    (TABLE_GONE). ``abandoned_by``: the seat that went silent or stalled (ABANDONED), and
+    ``silent_after``: how long the seats were not heard before we called the table gone
+    (TABLE_GONE), and ``gone``: which case (``TableGone.why``: nobody heard, too few heard,
+    or those heard stuck behind our epoch; the seats silent and behind). ``abandoned_by``:
+    the seat that went silent or stalled (ABANDONED), and
     ``other``: the seat left with us of the last two (who claimed it, when it was us).
     ``refused``: never seated, why the tables we asked refused us, in order (one line each;
     empty when none answered).
@@ -135,6 +137,7 @@ class Ending:
     names: tuple[str, ...] = ()
     removed_for: Reason | str = Reason.REMOVED
     silent_after: float = 0.0
+    gone: TableGone = field(default_factory=TableGone)
     abandoned_by: int | None = None
     other: int | None = None
     refused: tuple[str, ...] = ()

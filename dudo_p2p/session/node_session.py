@@ -248,7 +248,8 @@ class NodeSession:
         other = next((s for s in machine.replica.epoch.participants if s != me), None)
         return Ending(
             machine.outcome or Outcome.UNKNOWN, me, machine.seating.names,
-            removed_for=removed_for, silent_after=machine.presence.gone_after,
+            removed_for=removed_for, gone=machine.gone,
+            silent_after=machine.presence.gone_after(len(machine.replica.epoch.participants)),
             abandoned_by=machine.abandoned_by, other=other,
         )
 

@@ -202,6 +202,10 @@ EN: dict[str, str] = {
     "outcome.removed": "The table removed you from the game",
     "outcome.abandoned": "Game abandoned: two were left and {name} did not come back. Nobody wins",
     "outcome.table_gone": "Nobody else is heard: the table is gone, or your network is down",
+    "outcome.table_gone_few": ("Not heard any more: {names}. Too few are heard to vote them "
+                               "out: the game cannot go on"),
+    "outcome.table_gone_behind": ("Not heard any more: {names}. Stuck on an earlier round: "
+                                  "{behind}. The game cannot go on"),
     "outcome.unknown": "The game is over",
     "cheat.equivocation": "Cheat! {name} signed two different moves and is out",
     "cheat.bad_reveal": "Cheat! {name}'s dice do not match what was promised; out",

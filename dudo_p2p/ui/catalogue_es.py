@@ -204,6 +204,10 @@ ES: dict[str, str] = {
     "outcome.removed": "La mesa te sacó de la partida",
     "outcome.abandoned": "Partida abandonada: quedaban dos y {name} no volvió. Nadie gana",
     "outcome.table_gone": "No se oye a nadie más: la mesa se disolvió, o tu red no funciona",
+    "outcome.table_gone_few": ("Sin señal de {names}. Se oye a muy pocos para sacarlos: la "
+                               "partida no puede seguir"),
+    "outcome.table_gone_behind": ("Sin señal de {names}. Atascado en una ronda anterior: "
+                                  "{behind}. La partida no puede seguir"),
     "outcome.unknown": "La partida terminó",
     "cheat.equivocation": "¡Trampa! {name} firmó dos jugadas distintas y queda fuera",
     "cheat.bad_reveal": "¡Trampa! Los dados de {name} no cuadran con lo prometido; queda fuera",

@@ -167,6 +167,13 @@ class TableModel:
                          now)
             case GameAbandoned(seat=who):
                 self.ended = keyed("outcome.abandoned", name=words.seat_name(self._names(), who))
+            case TableGone(why="too-few" | "behind" as why, silent=silent, behind=behind):
+                # we heard seats: "nobody is heard" would be false (presence.gone_why)
+                names = self._names()
+                self.ended = keyed("outcome.table_gone_few" if why == "too-few"
+                                   else "outcome.table_gone_behind",
+                                   names=", ".join(words.seat_name(names, s) for s in silent),
+                                   behind=", ".join(words.seat_name(names, s) for s in behind))
             case TableGone():
                 self.ended = keyed("outcome.table_gone")
             case TalkHeard(seat=who, phrase=phrase):

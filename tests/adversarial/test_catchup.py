@@ -7,6 +7,7 @@ from consensus.fakenet import FakeNet
 
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.consensus.machine import Timeouts
+from dudo_p2p.consensus.presence import TWO_SEAT_SILENCE
 from dudo_p2p.consensus.replica import EpochPhase
 from dudo_p2p.rules import RuleSet
 
@@ -36,7 +37,8 @@ def test_a_peer_removed_while_down_learns_it_from_the_others_after_restart() -> 
 
 def test_a_two_seat_game_abandoned_by_a_crash_is_told_to_the_peer_that_restarts() -> None:
     """With two seats a silence is a claim, not a forfeit (§4.6): the seat left waits out the
-    grace (0 here), then ends the game abandoned, with no winner. The crashed peer restarts
+    grace (0 here: the two-seat silence, 15 s, then), then ends the game abandoned, with no
+    winner. The crashed peer restarts
     with a chain as long as the other's (heartbeats show no longer log) and is told the
     abandonment when its heartbeat is heard, rather than wait for the other's commitment,
     time it out and claim in turn."""
@@ -48,7 +50,7 @@ def test_a_two_seat_game_abandoned_by_a_crash_is_told_to_the_peer_that_restarts(
                   and len(rep.chain) == rep.epoch.anchor_index + 1)
     net.crash(victim)
     down_at = net.now
-    net.run_until(lambda: net.now > down_at + 10.0)
+    net.run_until(lambda: net.now > down_at + TWO_SEAT_SILENCE + Timeouts().step)
     winner_side = net.machines[1]
     assert winner_side.abandoned and winner_side.replica.engine.winner is None
     net.restart(victim)

@@ -21,6 +21,7 @@ from dudo_p2p.consensus.machine import Timeouts
 from dudo_p2p.rules import RuleSet
 
 RULES = RuleSet.from_dict({**RuleSet().to_dict(), "starting_dice": 3})
+STALL = 120.0  # seconds a stalled seat thinks before it plays (fake clock)
 
 
 def _game(seed: int, *, tick_always: bool) -> FakeNet:
@@ -35,7 +36,11 @@ def _game(seed: int, *, tick_always: bool) -> FakeNet:
     crash = (rng.uniform(0.5, 8.0), rng.randrange(n), rng.choice([0.7, 3.0, 12.0]))
     if rng.random() < 0.3:  # a seat that stalls: timeouts and votes
         stalled = rng.randrange(n)
-        net.policies[stalled] = lambda m: None
+        # for STALL seconds, then it plays: with no turn timer a seat that thinks is never
+        # suspected, so a game the crash no longer ends waits for it (seed 2: two seats, no
+        # grace, seat 1 down 12 s, under the two-seat floor of 15 s since it comes back)
+        net.policies[stalled] = lambda m, s=stalled: (None if net.now < STALL
+                                                      else net.play_random(s))
     down_until: float | None = None
     for _ in range(400_000):
         live = [s for s in range(n) if s not in net.dead]

@@ -22,7 +22,7 @@ from dudo_p2p.consensus.lobby import (
     SIGN_WITHIN,
     STAY_EVERY,
 )
-from dudo_p2p.consensus.presence import HUMAN_GRACE, TABLE_GONE_AFTER
+from dudo_p2p.consensus.presence import HUMAN_GRACE, TABLE_GONE_AFTER, TWO_SEAT_SILENCE
 from dudo_p2p.consensus.sync import SYNC_BUDGET
 from dudo_p2p.consensus.timers import DEFAULT_TIMEOUTS
 from dudo_p2p.net.transport import HOLD_RETRY
@@ -130,6 +130,7 @@ def test_the_timers_table_is_the_constants() -> None:
         "human turn": host.turn_timer,
         "reconnect grace": HUMAN_GRACE,
         "table gone": TABLE_GONE_AFTER,
+        "two-seat silence": TWO_SEAT_SILENCE,
     }
     assert len(fields) >= 5  # heartbeat, step, silence, link setup, turn grace at least
     assert f"(no tick of its own for {DEFAULT_TIMEOUTS.paused:g} s:" in " ".join(text.split())

@@ -94,3 +94,26 @@ def test_a_game_that_ends_without_a_winner_says_why_and_enter_goes_to_the_lobby(
     assert {b.name for b in scene.buttons} >= {"lobby", "quit"}
     key(app, pygame.K_RETURN)
     assert not isinstance(app.scene, TableScene), "Enter returns to the lobby"
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_table_gone_says_the_case_that_fired_in_both_languages(
+    clock: FakeClock, surface: pygame.Surface, lang: str
+) -> None:
+    """Only when nobody was heard may the table be gone or our network down; when we heard
+    seats, too few of them or one stuck behind our log, the sentence names them instead."""
+    nobody = Tr(lang)("outcome.table_gone")
+    said = {}
+    for gone in (TableGone(), TableGone("too-few", (1, 2)), TableGone("behind", (2,), (1,))):
+        app, scene = table_app(clock, surface, lang, bots=2, seed=3)
+        assert isinstance(scene.session, LocalSession)
+        scene.session._events += [gone]
+        app.frame()
+        assert scene.model.ended is not None and scene.blocked
+        said[gone.why] = scene.model.ended(scene.tr)
+    names = words.seat_name(scene.model._names(), 1), words.seat_name(scene.model._names(), 2)
+    assert said["nobody"] == nobody
+    assert said["too-few"] != nobody and f"{names[0]}, {names[1]}" in said["too-few"]
+    assert said["behind"] not in (nobody, said["too-few"])
+    assert said["behind"].index(names[1]) < said["behind"].index(names[0])  # silent, behind
+    assert "{" not in said["too-few"] + said["behind"]
