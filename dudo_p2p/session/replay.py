@@ -105,9 +105,10 @@ class Replay:
         step = self.steps[index]
         if step.reveal is not None:
             return step.reveal
-        if (step.state.phase is Phase.OVER and step.action is None and step.removed is None
-                and index > 0):
-            return self.steps[index - 1].reveal
+        if step.state.phase is Phase.OVER and step.action is None and step.removed is None:
+            while index > 0 and self.steps[index - 1].removed is not None:
+                index -= 1  # (past the seats removed as the last round resolved)
+            return self.steps[index - 1].reveal if index > 0 else None
         return None
 
     def dice_at(self, index: int, *, from_start: bool = False) -> Hands | None:
@@ -134,6 +135,8 @@ class Replay:
             return None
         before = self.steps[index - 1].state
         own = result.dice[step.action.seat]
+        if not own:
+            return None  # a bidder holds dice: its hand never came out (removed unrevealed)
         unseen = before.total_dice - len(own)
         bid = step.action.bid
         return chance_at_least(bid.count, bid.face, own, unseen, wild=before.wild)
@@ -201,6 +204,12 @@ def _between(before: GameState, after: GameState, steps: list[Step]) -> None:
         result = after.results[-1]
         revealed = before if before.bids else after
         steps.append(Step(revealed, None, result.round_no, reveal=result))
+        # a seat the table removed as the round resolved (it never revealed: its dice are
+        # not in the result) is said, not only dimmed
+        for seat in range(after.n_seats):
+            if (before.alive[seat] and not after.alive[seat]
+                    and seat not in result.eliminated):
+                steps.append(Step(after, None, result.round_no, removed=seat))
         steps.append(Step(after, None, after.round_no))  # the next round, or the game's end
         return
     if gone:

@@ -202,3 +202,35 @@ def test_the_text_replay_names_the_winner(
     replay = Replay.load(record)
     winner = replay.names[replay.final.winner]  # type: ignore[index]
     assert f"\n{winner} wins\n" in capsys.readouterr().out
+
+
+def test_a_seat_removed_as_its_round_resolved_is_said_and_its_unshown_bid_has_no_chance(
+    clock: FakeClock, surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 10 (watchux): p2 crashes during round 2; the table removes it as that round
+    # resolves (its dice never come out: none in the result). The viewer only dimmed its
+    # plate (no "p2 leaves the table"), and gave its bid a chance from no dice (3 %)
+    net = FakeNet(3, RuleSet(starting_dice=3), seed=5)
+    net.run_until(lambda: any(len(m.replica.engine.bids) > 2 for m in net.machines
+                              if m is not None))
+    net.crash(2)
+    net.run()
+    replay = Replay.load(net.machines[0].record(net.genesis, net.signatures))
+    assert not replay.final.alive[2]
+    (gone,) = [i for i, s in enumerate(replay.steps) if s.removed is not None]
+    assert replay.steps[gone].removed == 2
+    resolved = replay.steps[gone - 1].reveal
+    assert resolved is not None and resolved.dice[2] == () and 2 not in resolved.eliminated
+    assert replay.steps[gone].round_no == resolved.round_no  # said in the round it left
+    assert gone + 1 in replay.round_starts()  # and the next round starts after it
+    theirs = [i for i, s in enumerate(replay.steps)
+              if isinstance(s.action, Raise) and s.action.seat == 2
+              and s.round_no == resolved.round_no]
+    assert theirs and all(replay.bid_chance(i) is None for i in theirs)
+    app = App(_no_tables, "en", clock, surface=surface)  # type: ignore[arg-type]
+    scene = ReplayScene(app, replay)
+    app.switch(scene)
+    scene.go(gone)
+    recorder = TextRecorder()
+    monkeypatch.setattr(draw, "text", recorder)
+    assert "p2 leaves the table" in recorder.frame(app)
