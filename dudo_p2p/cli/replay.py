@@ -75,6 +75,8 @@ def print_text(replay: Replay, *, from_start: bool) -> None:
           f"verified, log hash {summary.log_hash}")
     for index, step in enumerate(replay.steps):
         if index in replay.round_starts():
+            for voided in replay.voided_before(index):
+                print(f"round {voided}: called off, the dice dealt again")
             dice = replay.dice_at(index, from_start=True)
             shown = f"  dice {list(map(list, dice))}" if dice is not None and from_start else ""
             print(f"round {step.round_no}{shown}")

@@ -93,6 +93,15 @@ class Replay:
                 starts.append(i)
         return starts
 
+    def voided_before(self, index: int) -> range:
+        """The rounds called off just before step ``index`` when it starts a round (dealt,
+        then dealt again without a result, as when a seat left mid-round): their numbers are
+        skipped by the steps; empty at any other step."""
+        step = self.steps[index]
+        if index == 0 or index not in self.round_starts():
+            return range(0)
+        return range(self.steps[index - 1].round_no + 1, step.round_no)
+
     def result_of(self, index: int) -> RoundResult | None:
         """The result of the round step ``index`` belongs to (None: never resolved)."""
         step = self.steps[index]

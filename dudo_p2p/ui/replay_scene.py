@@ -178,6 +178,10 @@ class ReplayScene(Scene):
         for text in draw.wrap(line, 22, width)[:2]:
             draw.text(surface, text, (x, y), 22, theme.CREAM)
             y += 28
+        for voided in replay.voided_before(self.index):  # else round 4 follows round 2, unsaid
+            for text in draw.wrap(tr("table.round_voided", n=voided), 19, width)[:2]:
+                draw.text(surface, text, (x, y), 19, theme.HINT)
+                y += 24
         chance = replay.bid_chance(self.index)
         if chance is not None:
             for text in draw.wrap(tr("replay.chance", pct=round(chance * 100)), 20, width)[:3]:

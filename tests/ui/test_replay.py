@@ -234,3 +234,13 @@ def test_a_seat_removed_as_its_round_resolved_is_said_and_its_unshown_bid_has_no
     recorder = TextRecorder()
     monkeypatch.setattr(draw, "text", recorder)
     assert "p2 leaves the table" in recorder.frame(app)
+    # the round dealt after it was called off (no result): said at the next round's start,
+    # as a seat's window said it, instead of round 4 silently following round 2
+    nxt = gone + 1
+    voided = list(replay.voided_before(nxt))
+    assert voided == list(range(resolved.round_no + 1, replay.steps[nxt].round_no)) != []
+    assert all(r.round_no not in voided for r in replay.final.results)
+    assert not any(replay.voided_before(i) for i in replay.round_starts() if i != nxt)
+    scene.go(nxt)
+    shown = recorder.frame(app)
+    assert f"Round {voided[0]} called off: the dice are dealt again" in shown
