@@ -159,8 +159,9 @@ class Removals:
         if gone is not None:
             self.table_gone, self.gone = True, gone
             yield Emit(gone)
-            yield Log("warning", f"the table is gone ({gone.why}: silent {list(gone.silent)}, "
-                                 f"behind {list(gone.behind)})")
+            yield Log("warning", "no seat heard for long: the table is gone" if gone.why ==
+                      "nobody" else f"the table is gone ({gone.why}: silent "
+                                    f"{list(gone.silent)}, behind {list(gone.behind)})")
 
     def link_doubt(self, epoch: int, seat: int) -> bool:
         """Our silence from ``seat`` says more about our link than about it, and no other
