@@ -354,6 +354,8 @@ class TableMachine:
         interval (a seat removed while out of reach is told within a round trip)."""
         if 0 <= seat < self.seating.n and seat != self.seat:
             self.presence.reached[seat] = now
+            self.presence.relinked(seat, self.timers.last_heard[seat], now,
+                                   self.replica.epoch.number, self.timeouts.heartbeat)
             self.timers.next_heartbeat = min(self.timers.next_heartbeat, now)
             self._deadline = None  # next_deadline: the heartbeat is due now
 

@@ -48,6 +48,7 @@ class Presence:
         self.away: dict[int, float] = {}  # seat -> end of its grace
         self.back_at: dict[int, float] = {}  # seat -> when it was last heard again
         self.reached: dict[int, float] = {}  # seat -> when our link to it last came up
+        self.relinks: set[tuple[int, int]] = set()  # (seat, epoch) counted back on a relink
 
     def grace_at(self, seats: int) -> float:
         """The reconnect grace in an epoch of ``seats`` seats: the table's, but with two seats
@@ -87,6 +88,18 @@ class Presence:
         (its :meth:`grace_end` now): it went away when the epoch had more seats, and two
         have the floor."""
         return seats == 2 and seat in self.away and self.away[seat] < end
+
+    def relinked(self, seat: int, last_heard: float, now: float, epoch: int,
+                 heartbeat: float) -> None:
+        """Our link to ``seat`` came up after more than two heartbeats without hearing it (a
+        restarted process, a redial): it counts as back now, its step timeouts restart, once
+        per seat and epoch (a seat that relinks again and again must not stall the table).
+        A restart heard again before the silence ran out was never away, so never back: it
+        had a second of the step timeout left to restore and catch up, and was voted out for
+        ``timeout`` within a 30 s grace (tests/node/test_node_faults.py, 1 run in 5 at load)."""
+        if now - last_heard > 2 * heartbeat and (seat, epoch) not in self.relinks:
+            self.relinks.add((seat, epoch))
+            self.back_at[seat] = max(self.back_at.get(seat, -1e9), now)
 
     def waiting_for(self, seat: int, now: float) -> bool:
         """``seat`` is disconnected and its grace has not run out: the table waits for it."""
