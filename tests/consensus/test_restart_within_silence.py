@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from dudo_p2p.consensus import events as ev
 from dudo_p2p.rules import RuleSet
 
@@ -55,6 +53,8 @@ def restarted_after(back: float, seed: int = 0) -> list[ev.Reason]:
     net.run_until(lambda: net.now > crashed + back)
     net.restart(VICTIM)
     restarted.append(net.now)
+    for seat in (0, 2):  # the node's link to the restarted process comes up (its handshake)
+        net.machines[seat].reached(VICTIM, net.now)
     net.run()
     assert len(net.heads()) == 1
     return [e.reason for e in net.events[0] if isinstance(e, ev.PlayerLeft) and e.seat == VICTIM]
@@ -64,8 +64,7 @@ def test_a_seat_restarted_after_the_silence_timeout_within_the_grace_keeps_its_s
     assert restarted_after(5.5) == []
 
 
-@pytest.mark.xfail(strict=True, reason="a restart heard before the silence ran out is never "
-                   "'back': its owed step counts from before its death and it is voted out "
-                   "for timeout despite the grace (see the module docstring; hang.inbox)")
 def test_a_seat_restarted_before_the_silence_timeout_within_the_grace_keeps_its_seat() -> None:
+    """Was a strict xfail (7718584); fixed by Presence.relinked (fb05de1): the link that comes
+    up again after more than two heartbeats unheard counts as back, its step restarts."""
     assert restarted_after(4.2) == []
